@@ -1,0 +1,154 @@
+#pragma once
+// Chooses, while it runs, between sequential and interleaved execution and the
+// group size, so that a caller need not know whether the data is cached.
+//
+// Calibration runs two short windows of real requests: one sequential, one
+// interleaved with a probe group. Their times per request, the suspensions
+// counted in the interleaved window and the machine's switch cost give the
+// stage costs of the analytical model, which yields the group size (Formula
+// 3.2) and the speedup to expect (Formula 3.4). Interleaving is chosen only if
+// the probe window was measurably faster, so cached data runs sequentially.
+// Every `recheck_interval` requests it times the current choice against
+// neighbours (sequential, a smaller and a larger group) on short windows and
+// keeps the fastest: the data may have grown, shrunk or gone cold.
+//
+// Every request runs exactly once: the windows are part of the work.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/model.hpp"
+#include "weave/exec/run_stats.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/switch_cost.hpp"
+
+namespace weave {
+
+struct adaptive_options {
+  std::size_t probe_group = 16;
+  std::size_t max_group = 64;            // cap from the memory system's parallelism
+  std::size_t window = 2048;             // requests per calibration window
+  std::size_t recheck_interval = 1 << 16;
+  double min_gain = 0.03;                // interleave only when it saves at least this share
+};
+
+struct adaptive_decision {
+  bool interleave = false;
+  std::size_t group = 1;
+  stage_costs costs;
+  double predicted_speedup = 1;
+};
+
+class adaptive_scheduler {
+ public:
+  explicit adaptive_scheduler(adaptive_options options = {}) : options_(options) {
+    options_.max_group = std::clamp<std::size_t>(options_.max_group, 2, detail::max_group);
+    options_.probe_group = std::clamp<std::size_t>(options_.probe_group, 2, options_.max_group);
+    options_.window = std::max<std::size_t>(options_.window, 1);
+  }
+
+  const adaptive_decision& decision() const noexcept { return decision_; }
+  bool calibrated() const noexcept { return calibrated_; }
+
+  template <class Make, class Sink>
+  run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
+    run_stats total;
+    std::size_t pos = first;
+    if (!calibrated_ && last - first >= 4 * options_.window) pos = calibrate(pos, make, sink, total);
+    while (pos < last) {
+      const std::size_t chunk = std::min(options_.recheck_interval, last - pos);
+      total += run_current(pos, pos + chunk, make, sink).stats;
+      pos += chunk;
+      if (calibrated_ && last - pos >= 4 * options_.window) pos = recheck(pos, make, sink, total);
+    }
+    return total;
+  }
+
+  template <class Make, class Sink>
+  run_stats run(std::size_t count, Make&& make, Sink&& sink) {
+    return run(0, count, make, sink);
+  }
+
+ private:
+  struct timed {
+    run_stats stats;
+    double ns_per_request;
+  };
+
+  template <class Make, class Sink>
+  timed run_with(bool interleave, std::size_t group, std::size_t first, std::size_t last,
+                 Make& make, Sink& sink) const {
+    const auto start = std::chrono::steady_clock::now();
+    run_stats stats = interleave ? interleaved_scheduler{group}.run(first, last, make, sink)
+                                 : sequential_scheduler{}.run(first, last, make, sink);
+    const auto stop = std::chrono::steady_clock::now();
+    const double ns = std::chrono::duration<double, std::nano>(stop - start).count();
+    return {stats, ns / static_cast<double>(std::max<std::size_t>(last - first, 1))};
+  }
+
+  template <class Make, class Sink>
+  timed run_current(std::size_t first, std::size_t last, Make& make, Sink& sink) const {
+    return run_with(decision_.interleave, decision_.group, first, last, make, sink);
+  }
+
+  template <class Make, class Sink>
+  std::size_t calibrate(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
+    const std::size_t w = options_.window;
+    const timed seq = run_with(false, 1, pos, pos + w, make, sink);
+    const timed probe = run_with(true, options_.probe_group, pos + w, pos + 2 * w, make, sink);
+    total += seq.stats;
+    total += probe.stats;
+
+    const double stages = static_cast<double>(probe.stats.suspensions) / static_cast<double>(w);
+    decision_.costs = estimate_stage_costs(seq.ns_per_request, probe.ns_per_request, stages,
+                                           switch_cost_ns());
+    decision_.predicted_speedup = max_speedup(decision_.costs);
+    decision_.group = std::max<std::size_t>(group_size(decision_.costs, options_.max_group), 2);
+    decision_.interleave =
+        stages > 0 && probe.ns_per_request < seq.ns_per_request * (1 - options_.min_gain);
+    calibrated_ = true;
+    return pos + 2 * w;
+  }
+
+  // Times the current choice and its neighbours on one window each; keeps the best.
+  template <class Make, class Sink>
+  std::size_t recheck(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
+    const std::size_t w = options_.window;
+    const std::size_t g = decision_.group;
+    const std::size_t smaller = std::max<std::size_t>(g * 3 / 4, 2);
+    const std::size_t larger = std::min<std::size_t>(std::max(g * 4 / 3, g + 1), options_.max_group);
+
+    struct candidate {
+      bool interleave;
+      std::size_t group;
+    };
+    const candidate candidates[] = {{decision_.interleave, g}, {!decision_.interleave, g},
+                                    {true, smaller}, {true, larger}};
+    double best_ns = 0;
+    candidate best = candidates[0];
+    for (std::size_t k = 0; k < std::size(candidates); ++k) {
+      const candidate& c = candidates[k];
+      if (k >= 2 && !decision_.interleave) break;  // group neighbours matter only when interleaving
+      const timed t = run_with(c.interleave, c.group, pos, pos + w, make, sink);
+      total += t.stats;
+      pos += w;
+      // The current choice keeps its place unless another one is clearly faster.
+      const double ns = k == 0 ? t.ns_per_request * (1 - options_.min_gain) : t.ns_per_request;
+      if (k == 0 || ns < best_ns) {
+        best_ns = ns;
+        best = c;
+      }
+    }
+    decision_.interleave = best.interleave;
+    decision_.group = best.group;
+    return pos;
+  }
+
+  adaptive_options options_;
+  adaptive_decision decision_;
+  bool calibrated_ = false;
+};
+
+}  // namespace weave

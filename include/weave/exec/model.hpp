@@ -1,0 +1,61 @@
+#pragma once
+// The analytical model of interleaved execution (Psaropoulos' thesis, 3.1).
+//
+// An operation is a chain of stages separated by likely misses. Per stage it
+// computes for T_compute, stalls for T_stall when run alone, and pays T_switch
+// when it suspends instead. Interleaving G operations hides a stall once the
+// other G-1 operations have enough work to cover it:
+//
+//   (G - 1) (T_compute + T_switch) >= T_stall - T_switch          (Formula 3.2)
+//
+// and, with every stall hidden, the speedup over running them one by one is
+//
+//   (T_compute + T_stall) / (T_compute + T_switch)                (Formula 3.4)
+//
+// The model ignores the memory system's limit on misses in flight; callers
+// cap G with what `weave bench mlp` measures.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace weave {
+
+struct stage_costs {
+  double compute_ns = 0;  // work between two suspension points
+  double stall_ns = 0;    // what the miss costs when nothing hides it
+  double switch_ns = 0;   // suspend + resume of another operation
+};
+
+// Formula 3.2: the smallest group that hides every stall.
+inline std::size_t group_size(const stage_costs& c, std::size_t max_group = 256) {
+  const double target = std::max(c.stall_ns - c.switch_ns, 0.0);
+  const double cover = std::max(c.compute_ns + c.switch_ns, 1e-3);
+  const double g = std::ceil(target / cover) + 1;
+  return static_cast<std::size_t>(std::clamp(g, 1.0, static_cast<double>(max_group)));
+}
+
+// Formula 3.4: the speedup once every stall is hidden.
+inline double max_speedup(const stage_costs& c) {
+  return (c.compute_ns + c.stall_ns) / std::max(c.compute_ns + c.switch_ns, 1e-3);
+}
+
+// Stage costs from two runs over the same kind of requests: one sequential,
+// one interleaved with a group large enough to hide most stalls. Per request
+// there are `stages` suspension points. The interleaved run costs
+// compute + switch per stage; the sequential run costs compute + stall.
+inline stage_costs estimate_stage_costs(double sequential_ns, double interleaved_ns,
+                                        double stages, double switch_ns) {
+  stage_costs c;
+  if (stages <= 0) {
+    c.compute_ns = sequential_ns;
+    c.switch_ns = switch_ns;
+    return c;
+  }
+  c.switch_ns = switch_ns;
+  c.compute_ns = std::max(interleaved_ns / stages - switch_ns, 0.0);
+  c.stall_ns = std::max(sequential_ns / stages - c.compute_ns, 0.0);
+  return c;
+}
+
+}  // namespace weave

@@ -1,0 +1,25 @@
+#pragma once
+// Facts about this machine that data structures use to decide where a miss is
+// likely, and that the command line uses to refuse what cannot fit.
+
+#include <cstddef>
+
+namespace weave::machine {
+
+inline constexpr std::size_t cache_line = 64;
+
+// Per-core L2 size in bytes (a conservative 256 KiB when the OS does not say).
+std::size_t l2_bytes() noexcept;
+
+// Last-level cache size in bytes (8 MiB when the OS does not say).
+std::size_t llc_bytes() noexcept;
+
+// Memory the kernel says can still be given to a process (MemAvailable).
+std::size_t available_bytes() noexcept;
+
+// How many top levels of a search structure whose level k holds
+// `fanout`^k nodes of `node_bytes` stay in the L2 cache: suspending there
+// only costs a switch.
+unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept;
+
+}  // namespace weave::machine

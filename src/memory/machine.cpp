@@ -1,0 +1,47 @@
+#include "weave/memory/machine.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+namespace weave::machine {
+
+std::size_t l2_bytes() noexcept {
+  const long v = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return v > 0 ? static_cast<std::size_t>(v) : std::size_t{256} << 10;
+}
+
+std::size_t llc_bytes() noexcept {
+  const long v = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return v > 0 ? static_cast<std::size_t>(v) : std::size_t{8} << 20;
+}
+
+std::size_t available_bytes() noexcept {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t value = 0;
+  std::string unit;
+  while (meminfo >> key >> value >> unit) {
+    if (key == "MemAvailable:") return value * 1024;
+  }
+  const long pages = ::sysconf(_SC_AVPHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept {
+  // Half of L2 for the hot levels: the rest holds the lines in flight.
+  const std::size_t budget = l2_bytes() / 2;
+  std::size_t level_bytes = node_bytes;
+  std::size_t total = 0;
+  unsigned levels = 0;
+  while (total + level_bytes <= budget && levels < 64) {
+    total += level_bytes;
+    level_bytes *= fanout;
+    ++levels;
+  }
+  return levels;
+}
+
+}  // namespace weave::machine

@@ -1,0 +1,44 @@
+#include "weave/exec/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "weave/exec/switch_cost.hpp"
+
+namespace weave {
+namespace {
+
+TEST(model, group_size_covers_the_stall_with_the_other_operations_work) {
+  // T_target = 100 - 5 = 95; each other operation covers 10 + 5 = 15; ceil(95/15) + 1 = 8.
+  EXPECT_EQ(group_size({10, 100, 5}), 8u);
+  // No stall: a single operation is enough.
+  EXPECT_EQ(group_size({10, 0, 5}), 1u);
+  // The cap holds.
+  EXPECT_EQ(group_size({0.1, 1000, 0.1}, 32), 32u);
+}
+
+TEST(model, max_speedup_is_sequential_over_interleaved_stage_time) {
+  EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}), 110.0 / 15.0);
+  // A switch dearer than the stall is a slowdown.
+  EXPECT_LT(max_speedup({10, 2, 5}), 1.0);
+}
+
+TEST(model, estimate_recovers_costs_from_sequential_and_interleaved_runs) {
+  const stage_costs truth{12, 150, 4};
+  const double stages = 3;
+  const double sequential_ns = stages * (truth.compute_ns + truth.stall_ns);
+  const double interleaved_ns = stages * (truth.compute_ns + truth.switch_ns);
+  const stage_costs c = estimate_stage_costs(sequential_ns, interleaved_ns, stages, truth.switch_ns);
+  EXPECT_DOUBLE_EQ(c.compute_ns, truth.compute_ns);
+  EXPECT_DOUBLE_EQ(c.stall_ns, truth.stall_ns);
+  EXPECT_DOUBLE_EQ(c.switch_ns, truth.switch_ns);
+}
+
+TEST(model, measured_switch_cost_is_finite_and_not_negative) {
+  const double ns = switch_cost_ns();
+  EXPECT_GE(ns, 0.0);
+  EXPECT_LT(ns, 10'000.0);
+  EXPECT_EQ(ns, switch_cost_ns());  // measured once
+}
+
+}  // namespace
+}  // namespace weave

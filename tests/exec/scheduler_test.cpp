@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "support/every_mode.hpp"
+#include "weave/exec/adaptive_scheduler.hpp"
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/load.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+
+namespace weave {
+namespace {
+
+// A request that suspends `i % 5` times and returns i * i.
+template <class Policy>
+task<std::size_t> square_after_loads(const std::vector<int>& data, std::size_t i) {
+  for (std::size_t k = 0; k < i % 5; ++k) co_await load<Policy>(data[k]);
+  co_return i * i;
+}
+
+TEST(schedulers, every_mode_delivers_each_result_once) {
+  const std::vector<int> data(8, 1);
+  std::vector<std::size_t> expected(1000);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i * i;
+  testing::expect_every_mode<std::size_t>(expected.size(), [&](auto policy, std::size_t i) {
+    return square_after_loads<decltype(policy)>(data, i);
+  }, expected);
+}
+
+TEST(schedulers, count_suspensions_only_under_the_interleaved_policy) {
+  const std::vector<int> data(8, 1);
+  auto make = [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i); };
+  auto ignore = [](std::size_t, std::size_t) {};
+  EXPECT_EQ(sequential_scheduler{}.run(100, make, ignore).suspensions, 0u);
+  // 20 rounds of 0+1+2+3+4 suspensions
+  EXPECT_EQ(interleaved_scheduler{7}.run(100, make, ignore).suspensions, 200u);
+  EXPECT_EQ(batched_scheduler{7}.run(100, make, ignore).suspensions, 200u);
+}
+
+// Start and finish events in the order they happened: +i+1 for a start, -(i+1) for a finish.
+struct flight_log {
+  int in_flight = 0;
+  int max_in_flight = 0;
+  std::vector<long> events;
+
+  long position(long event) const {
+    return std::find(events.begin(), events.end(), event) - events.begin();
+  }
+};
+
+// Request i suspends 1 + (7i mod 4) times: requests of one group finish at different times.
+task<std::size_t> logged(flight_log& log, const std::vector<int>& data, std::size_t i) {
+  log.events.push_back(static_cast<long>(i) + 1);
+  log.max_in_flight = std::max(log.max_in_flight, ++log.in_flight);
+  for (std::size_t k = 0; k < 1 + (i * 7) % 4; ++k) co_await load<interleaved_policy>(data[k]);
+  --log.in_flight;
+  log.events.push_back(-static_cast<long>(i) - 1);
+  co_return i;
+}
+
+TEST(interleaved_scheduler, keeps_group_in_flight_and_refills_a_finished_slot_at_once) {
+  const std::vector<int> data(8, 1);
+  flight_log log;
+  interleaved_scheduler{4}.run(
+      64, [&](auto, std::size_t i) { return logged(log, data, i); }, [](std::size_t, std::size_t) {});
+  EXPECT_EQ(log.max_in_flight, 4);
+  ASSERT_EQ(log.events.size(), 128u);
+  // Request 0 (one suspension) finishes first and request 4 takes its slot
+  // while request 1 (four suspensions) is still running.
+  EXPECT_LT(log.position(-1), log.position(5));
+  EXPECT_LT(log.position(5), log.position(-2));
+}
+
+TEST(batched_scheduler, starts_a_batch_only_when_the_previous_one_finished) {
+  const std::vector<int> data(8, 1);
+  flight_log log;
+  batched_scheduler{4}.run(
+      64, [&](auto, std::size_t i) { return logged(log, data, i); }, [](std::size_t, std::size_t) {});
+  EXPECT_EQ(log.max_in_flight, 4);
+  ASSERT_EQ(log.events.size(), 128u);
+  for (long i = 4; i < 64; ++i) {
+    const long batch_start = i / 4 * 4;
+    for (long j = batch_start - 4; j < batch_start; ++j) {
+      EXPECT_LT(log.position(-(j + 1)), log.position(i + 1)) << "request " << j << " vs " << i;
+    }
+  }
+}
+
+struct live_counter {
+  int* live;
+  explicit live_counter(int* l) : live(l) { ++*live; }
+  ~live_counter() { --*live; }
+};
+
+task<std::size_t> may_throw(int* live, const std::vector<int>& data, std::size_t i) {
+  live_counter c{live};
+  co_await load<interleaved_policy>(data[0]);
+  if (i == 37) throw std::runtime_error("request 37 failed");
+  co_await load<interleaved_policy>(data[1]);
+  co_return i;
+}
+
+TEST(schedulers, an_exception_reaches_the_caller_and_frees_every_frame_in_flight) {
+  const std::vector<int> data(8, 1);
+  int live = 0;
+  auto make = [&](auto, std::size_t i) { return may_throw(&live, data, i); };
+  auto ignore = [](std::size_t, std::size_t) {};
+  EXPECT_THROW(interleaved_scheduler{8}.run(100, make, ignore), std::runtime_error);
+  EXPECT_EQ(live, 0);
+  EXPECT_THROW(batched_scheduler{8}.run(100, make, ignore), std::runtime_error);
+  EXPECT_EQ(live, 0);
+  EXPECT_THROW(sequential_scheduler{}.run(100, make, ignore), std::runtime_error);
+  EXPECT_EQ(live, 0);
+}
+
+TEST(schedulers, reject_group_sizes_outside_one_to_256) {
+  EXPECT_THROW(interleaved_scheduler{0}, std::invalid_argument);
+  EXPECT_THROW(batched_scheduler{257}, std::invalid_argument);
+}
+
+TEST(adaptive_scheduler, runs_sequentially_when_nothing_suspends) {
+  const std::vector<int> data(8, 1);
+  adaptive_options options;
+  options.window = 64;
+  adaptive_scheduler scheduler{options};
+  std::size_t sum = 0;
+  // Requests with i % 5 == 0 never suspend; make every request like that.
+  auto stats = scheduler.run(
+      10'000, [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
+      [&](std::size_t, std::size_t v) { sum += v; });
+  EXPECT_TRUE(scheduler.calibrated());
+  EXPECT_FALSE(scheduler.decision().interleave);
+  EXPECT_EQ(stats.requests, 10'000u);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < 10'000; ++i) expected += i * 5 * i * 5;
+  EXPECT_EQ(sum, expected);
+}
+
+}  // namespace
+}  // namespace weave
