@@ -1,0 +1,99 @@
+#include "bench/demo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bench/lookup/lookup_bench.hpp"
+#include "bench/mlp.hpp"
+#include "bench/model_bench.hpp"
+#include "bench/workload/size.hpp"
+
+namespace weave::bench {
+
+namespace {
+
+struct demo_structure {
+  const char* structure;
+  std::size_t keys;
+  const char* what;
+};
+
+double ns_of(const std::vector<lookup_row>& rows, variant v) {
+  for (const auto& r : rows)
+    if (r.v == v) return r.ns_per_lookup;
+  return 0;
+}
+
+}  // namespace
+
+int run_demo(const demo_options& options) {
+  auto scaled = [&](std::size_t n) {
+    return std::max<std::size_t>(1024, static_cast<std::size_t>(static_cast<double>(n) * options.scale));
+  };
+  fmt::print("weave demo: interleaved lookups on DRAM-sized structures\n");
+  fmt::print("(one thread; every variant computes the same checksum; medians of {} runs)\n\n", options.repeat);
+
+  const mlp_probe probe(std::size_t{1} << 30, true);
+  const double latency = probe.ns_per_miss(1, 500'000);
+  const double best_miss = best_ns_per_miss(probe);
+  fmt::print("memory: one random miss takes {:.0f} ns; with many misses in flight, {:.1f} ns per miss "
+             "({:.0f}x overlap)\n\n",
+             latency, best_miss, latency / best_miss);
+
+  const demo_structure structures[] = {
+      {"binary-search", scaled(std::size_t{1} << 27), "sorted int32 array"},
+      {"binary-search-str", scaled(std::size_t{1} << 25), "sorted 16-byte strings"},
+      {"hash", scaled(std::size_t{1} << 24), "chained hash table"},
+      {"btree", scaled(30'000'000), "B+-tree, 256-byte nodes"},
+  };
+
+  fmt::print("{:<18} {:>9} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>8} {:>9} {:>9}\n", "ns per lookup", "size",
+             "naive", "GP", "AMAC", "coro", "auto", "coro/nv", "ceiling", "model G");
+  std::vector<std::string> notes;
+  for (const demo_structure& d : structures) {
+    lookup_options o;
+    o.spec.structure = d.structure;
+    o.spec.keys = d.keys;
+    o.spec.lookups = options.lookups;
+    o.repeat = options.repeat;
+    o.ns_per_miss = best_miss;
+    const auto workload = make_workload(o.spec, true);
+    const std::size_t g = model_group(*workload);
+    o.groups = {g};
+    const auto rows = run_lookup_bench(o, *workload, true);
+    const double naive = ns_of(rows, variant::naive);
+    const double coro = ns_of(rows, variant::coro);
+    double stages = 0;
+    for (const auto& r : rows)
+      if (r.v == variant::coro) stages = r.suspensions_per_lookup;
+    fmt::print("{:<18} {:>9} | {:>7.0f} {:>7.0f} {:>7.0f} {:>7.0f} {:>7.0f} | {:>7.2f}x {:>9.0f} {:>9}\n",
+               d.structure, format_bytes(workload->bytes()), naive, ns_of(rows, variant::gp),
+               ns_of(rows, variant::amac), coro, ns_of(rows, variant::adaptive), naive / coro,
+               stages * best_miss, g);
+    std::fflush(stdout);
+  }
+  fmt::print("\nceiling: misses per lookup x best ns per miss, the fastest any variant could be.\n"
+             "model G: the group size that Formula 3.2 picks from a short calibration; GP, AMAC and coro use it.\n\n");
+
+  // The analytical model against a sweep, on the binary search.
+  lookup_options o;
+  o.spec.structure = "binary-search";
+  o.spec.keys = scaled(std::size_t{1} << 27);
+  o.spec.lookups = options.lookups / 2;
+  const auto workload = make_workload(o.spec, true);
+  const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, best_miss, true);
+  fmt::print("model, binary search: per stage compute {:.1f} ns, stall {:.1f} ns, switch {:.1f} ns, {:.1f} stages\n",
+             m.costs.compute_ns, m.costs.stall_ns, m.costs.switch_ns, m.stages_per_lookup);
+  fmt::print("  predicted: best G {} (Formula 3.2), speedup up to {:.2f}x (Formula 3.4)\n", m.predicted_group,
+             m.predicted_speedup);
+  fmt::print("  measured:  best G {}, speedup {:.2f}x over the same code run sequentially\n", m.measured_group,
+             m.measured_speedup);
+  fmt::print("  {:>5} {:>10} {:>10}\n", "G", "measured", "predicted");
+  for (std::size_t k = 0; k < m.groups.size(); ++k)
+    fmt::print("  {:>5} {:>10.0f} {:>10.0f}\n", m.groups[k], m.measured_ns[k], m.predicted_ns[k]);
+  return 0;
+}
+
+}  // namespace weave::bench

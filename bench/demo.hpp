@@ -1,0 +1,16 @@
+#pragma once
+#include <cstddef>
+
+namespace weave::bench {
+
+struct demo_options {
+  double scale = 1.0;  // multiplies every structure size (the default builds about 2 GiB in all)
+  std::size_t lookups = 500'000;
+  std::size_t repeat = 3;
+};
+
+// `weave demo`: a tour of the lookup layer on DRAM-sized structures. Tables on
+// stdout, progress on stderr. Returns the process exit code.
+int run_demo(const demo_options& options);
+
+}  // namespace weave::bench

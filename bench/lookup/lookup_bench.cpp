@@ -1,0 +1,141 @@
+#include "bench/lookup/lookup_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "bench/workload/parallel.hpp"
+
+namespace weave::bench {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+bool uses_group(variant v) { return v == variant::gp || v == variant::amac || v == variant::coro; }
+
+struct config {
+  variant v;
+  std::size_t group;
+  std::size_t threads;
+  std::vector<double> ns;
+  std::uint64_t checksum = 0;
+  std::size_t suspensions = 0;
+  bool interleaved = false;
+  std::size_t chosen_group = 1;
+};
+
+}  // namespace
+
+std::size_t model_group(const lookup_workload& workload) {
+  adaptive_options options;
+  options.recheck_interval = workload.lookups();  // calibrate once, try no neighbours
+  const std::size_t sample = std::min<std::size_t>(workload.lookups(), 8 * options.window);
+  const variant_result r = workload.run(variant::adaptive, 1, 0, sample, options);
+  return r.interleaved ? r.group : 1;
+}
+
+std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lookup_workload& workload,
+                                         bool verbose) {
+  if (options.repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  std::vector<std::size_t> groups = options.groups;
+  if (options.group_auto) groups = {model_group(workload)};
+  for (std::size_t g : groups)
+    if (g < 1 || g > 256) throw std::invalid_argument(fmt::format("group size {} is outside 1..256", g));
+  for (std::size_t t : options.threads)
+    if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("thread count {} is outside 1..1024", t));
+
+  std::vector<config> configs;
+  for (std::size_t t : options.threads) {
+    for (variant v : options.variants) {
+      if (uses_group(v)) {
+        for (std::size_t g : groups) configs.push_back({v, g, t, {}});
+      } else {
+        configs.push_back({v, 1, t, {}});
+      }
+    }
+  }
+
+  const adaptive_options adaptive{};
+  const std::size_t lookups = workload.lookups();
+  for (std::size_t r = 0; r < options.repeat; ++r) {
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      config& cfg = configs[c];
+      if (verbose) {
+        std::fprintf(stderr, "\rrepeat %zu/%zu, configuration %zu/%zu   ", r + 1, options.repeat, c + 1,
+                     configs.size());
+      }
+      std::vector<variant_result> results(cfg.threads);
+      const double ns = run_threads(cfg.threads, lookups, [&](std::size_t t, std::size_t first, std::size_t last) {
+        results[t] = workload.run(cfg.v, cfg.group, first, last, adaptive);
+      });
+      std::uint64_t checksum = 0;
+      std::size_t suspensions = 0;
+      for (const auto& res : results) {
+        checksum += res.checksum;
+        suspensions += res.suspensions;
+      }
+      if (r > 0 && checksum != cfg.checksum) {
+        throw std::runtime_error(fmt::format("{} gave checksum {} and then {}", variant_name(cfg.v),
+                                             cfg.checksum, checksum));
+      }
+      cfg.checksum = checksum;
+      cfg.suspensions = suspensions;
+      cfg.interleaved = results[0].interleaved;
+      cfg.chosen_group = results[0].group;
+      cfg.ns.push_back(ns / static_cast<double>(lookups));
+    }
+  }
+  if (verbose) std::fprintf(stderr, "\r%60s\r", "");
+
+  std::vector<lookup_row> rows;
+  for (const config& cfg : configs) {
+    if (cfg.checksum != configs.front().checksum) {
+      throw std::runtime_error(fmt::format("checksum mismatch: {} (group {}) gave {}, {} gave {}",
+                                           variant_name(cfg.v), cfg.group, cfg.checksum,
+                                           variant_name(configs.front().v), configs.front().checksum));
+    }
+    const bool is_auto = cfg.v == variant::adaptive;
+    rows.push_back({cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, median(cfg.ns), cfg.checksum,
+                    static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
+                    is_auto ? cfg.interleaved : cfg.v == variant::coro});
+  }
+  return rows;
+}
+
+nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workload& workload,
+                               const lookup_row& row) {
+  nlohmann::ordered_json j;
+  j["bench"] = "lookup";
+  j["structure"] = workload.structure();
+  j["variant"] = variant_name(row.v);
+  j["group"] = row.group;
+  j["threads"] = row.threads;
+  j["keys"] = options.spec.keys;
+  j["bytes"] = workload.bytes();
+  j["lookups"] = workload.lookups();
+  j["distribution"] = options.spec.distribution == key_chooser::distribution::zipf ? "zipf" : "uniform";
+  if (options.spec.distribution == key_chooser::distribution::zipf) j["theta"] = options.spec.theta;
+  j["seed"] = options.spec.seed;
+  j["repeat"] = options.repeat;
+  j["ns_per_lookup"] = row.ns_per_lookup;
+  j["checksum"] = row.checksum;
+  if (row.v == variant::adaptive) j["interleaved"] = row.interleaved;
+  if (row.v == variant::coro) {
+    j["misses_per_lookup"] = row.suspensions_per_lookup;
+    if (options.ns_per_miss > 0) {
+      // Each thread has its own core and its own misses in flight.
+      j["ceiling_ns_per_lookup"] =
+          row.suspensions_per_lookup * options.ns_per_miss / static_cast<double>(row.threads);
+    }
+  }
+  return j;
+}
+
+}  // namespace weave::bench

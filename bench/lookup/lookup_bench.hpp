@@ -1,0 +1,47 @@
+#pragma once
+// `weave bench lookup`: every variant over the same structure and lookups,
+// repeated, reporting the median time per lookup and the checksum.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bench/lookup/workload.hpp"
+
+namespace weave::bench {
+
+struct lookup_options {
+  workload_spec spec;
+  std::vector<std::size_t> threads{1};
+  std::vector<variant> variants{variant::naive, variant::gp, variant::amac, variant::coro, variant::adaptive};
+  std::vector<std::size_t> groups{1, 2, 4, 8, 12, 16, 24, 32};
+  bool group_auto = false;  // give gp, amac and coro the model's group size
+  std::size_t repeat = 3;
+  double ns_per_miss = 0;   // from the MLP probe; 0 leaves the ceiling out
+};
+
+struct lookup_row {
+  variant v;
+  std::size_t group;
+  std::size_t threads;
+  double ns_per_lookup;  // median over repeats of wall time / lookups
+  std::uint64_t checksum;
+  double suspensions_per_lookup;
+  bool interleaved;      // for auto: what it chose
+};
+
+// The group size the analytical model picks for this workload (from a short calibration).
+std::size_t model_group(const lookup_workload& workload);
+
+// Runs every (variant, group, threads) configuration `repeat` times, interleaving
+// the configurations inside each repeat so that noise hits them alike. Throws
+// std::runtime_error if two variants disagree on the checksum.
+std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lookup_workload& workload,
+                                         bool verbose);
+
+nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workload& workload,
+                               const lookup_row& row);
+
+}  // namespace weave::bench

@@ -1,0 +1,106 @@
+#pragma once
+// A built structure with its lookup keys, able to run any variant over any
+// range of lookups. The benchmark driver sees only this interface; the
+// virtual call happens once per range, never per lookup.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/lookup/structures.hpp"
+#include "bench/workload/key_chooser.hpp"
+#include "weave/exec/adaptive_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+
+namespace weave::bench {
+
+enum class variant { naive, gp, amac, coro, coro_sequential, adaptive };
+
+std::string_view variant_name(variant v);
+variant parse_variant(std::string_view name);  // throws std::invalid_argument
+
+struct variant_result {
+  std::uint64_t checksum = 0;
+  std::size_t suspensions = 0;
+  bool interleaved = false;  // what `auto` chose
+  std::size_t group = 1;     // the group `auto` chose
+};
+
+struct workload_spec {
+  std::string structure;  // binary-search | binary-search-str | hash | btree
+  std::size_t keys = 0;
+  std::size_t lookups = 0;
+  key_chooser::distribution distribution = key_chooser::distribution::uniform;
+  double theta = 0.99;
+  std::uint64_t seed = 42;
+};
+
+class lookup_workload {
+ public:
+  virtual ~lookup_workload() = default;
+  virtual std::string_view structure() const = 0;
+  virtual std::size_t bytes() const = 0;
+  virtual std::size_t lookups() const = 0;
+  virtual variant_result run(variant v, std::size_t group, std::size_t first, std::size_t last,
+                             const adaptive_options& options) const = 0;
+};
+
+// Bytes the structure and its lookup keys will need, to refuse early what cannot fit.
+std::size_t estimated_bytes(const workload_spec& spec);
+
+// Builds the structure (progress on stderr when `verbose`) and draws the lookups.
+std::unique_ptr<lookup_workload> make_workload(const workload_spec& spec, bool verbose);
+
+template <class Traits>
+class structure_workload final : public lookup_workload {
+ public:
+  using key = typename Traits::key;
+
+  structure_workload(typename Traits::structure s, std::vector<key> keys)
+      : structure_(std::move(s)), keys_(std::move(keys)) {}
+
+  std::string_view structure() const override { return Traits::name; }
+  std::size_t bytes() const override { return structure_.bytes(); }
+  std::size_t lookups() const override { return keys_.size(); }
+
+  variant_result run(variant v, std::size_t group, std::size_t first, std::size_t last,
+                     const adaptive_options& options) const override {
+    const std::span<const key> keys(keys_.data() + first, last - first);
+    variant_result r;
+    auto make = [&](auto policy, std::size_t i) {
+      return Traits::template lookup<decltype(policy)>(structure_, keys_[i]);
+    };
+    auto sink = [&](std::size_t, const auto& value) { r.checksum += checksum_term(value); };
+    switch (v) {
+      case variant::naive: r.checksum = Traits::naive(structure_, keys); break;
+      case variant::gp: r.checksum = Traits::gp(structure_, keys, group); break;
+      case variant::amac: r.checksum = Traits::amac(structure_, keys, group); break;
+      case variant::coro:
+        r.suspensions = interleaved_scheduler{group}.run(first, last, make, sink).suspensions;
+        r.interleaved = true;
+        r.group = group;
+        break;
+      case variant::coro_sequential:
+        r.suspensions = sequential_scheduler{}.run(first, last, make, sink).suspensions;
+        break;
+      case variant::adaptive: {
+        adaptive_scheduler scheduler{options};
+        r.suspensions = scheduler.run(first, last, make, sink).suspensions;
+        r.interleaved = scheduler.decision().interleave;
+        r.group = r.interleaved ? scheduler.decision().group : 1;
+        break;
+      }
+    }
+    return r;
+  }
+
+ private:
+  typename Traits::structure structure_;
+  std::vector<key> keys_;
+};
+
+}  // namespace weave::bench

@@ -1,0 +1,77 @@
+#include "bench/mlp.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+
+#include "weave/memory/huge_buffer.hpp"
+
+namespace weave::bench {
+
+struct alignas(64) line {
+  std::uint64_t next;
+  std::uint64_t pad[7];
+};
+
+struct mlp_probe::impl {
+  huge_buffer<line> lines;
+};
+
+mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(new impl) {
+  const std::size_t n = bytes / sizeof(line);
+  if (n < 1024) {
+    delete impl_;
+    throw std::invalid_argument("--bytes must be at least 64 KiB");
+  }
+  impl_->lines = huge_buffer<line>(n);
+  line* l = impl_->lines.data();
+  for (std::size_t i = 0; i < n; ++i) l[i].next = i;
+  // Sattolo's shuffle: the permutation i -> next is a single cycle over all lines.
+  std::mt19937_64 rng(7);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    const std::size_t j = std::uniform_int_distribution<std::size_t>(0, i - 1)(rng);
+    std::swap(l[i].next, l[j].next);
+    if (verbose && (i & 0xfffff) == 0) {
+      std::fprintf(stderr, "\rlinking %zu MiB of lines: %3.0f%%", bytes >> 20,
+                   100.0 * static_cast<double>(n - i) / static_cast<double>(n));
+    }
+  }
+  if (verbose) std::fprintf(stderr, "\rlinking %zu MiB of lines: done\n", bytes >> 20);
+}
+
+mlp_probe::~mlp_probe() { delete impl_; }
+
+std::size_t mlp_probe::bytes() const noexcept { return impl_->lines.bytes(); }
+
+double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses) const {
+  if (chains < 1 || chains > 64) throw std::invalid_argument("chains must be between 1 and 64");
+  const line* l = impl_->lines.data();
+  const std::size_t n = impl_->lines.size();
+  std::array<std::uint64_t, 64> at{};
+  std::mt19937_64 rng(chains);
+  for (std::size_t c = 0; c < chains; ++c) at[c] = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  const std::size_t steps = std::max<std::size_t>(misses / chains, 1);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t s = 0; s < steps; ++s) {
+    for (std::size_t c = 0; c < chains; ++c) at[c] = l[at[c]].next;  // independent misses
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  std::uint64_t sum = 0;
+  for (std::size_t c = 0; c < chains; ++c) sum += at[c];
+  // Keeps the walk observable.
+  if (sum == ~std::uint64_t{0}) std::fprintf(stderr, " ");
+  return std::chrono::duration<double, std::nano>(stop - start).count() /
+         static_cast<double>(steps * chains);
+}
+
+double best_ns_per_miss(const mlp_probe& probe) {
+  double best = 1e300;
+  for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u}) best = std::min(best, probe.ns_per_miss(chains, 2'000'000));
+  return best;
+}
+
+}  // namespace weave::bench

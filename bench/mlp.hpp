@@ -1,0 +1,39 @@
+#pragma once
+// The memory system's ceiling: how long one random DRAM miss takes, and how
+// much of that K independent chains of misses overlap. Each chain walks a
+// random cycle through a buffer of cache lines, so every step is a miss the
+// hardware cannot predict.
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace weave::bench {
+
+struct mlp_point {
+  std::size_t chains;
+  double ns_per_miss;  // wall time / total misses
+};
+
+class mlp_probe {
+ public:
+  // Lays a random cycle through `bytes` of cache lines (progress on stderr when verbose).
+  mlp_probe(std::size_t bytes, bool verbose);
+  ~mlp_probe();
+  mlp_probe(const mlp_probe&) = delete;
+  mlp_probe& operator=(const mlp_probe&) = delete;
+
+  // Nanoseconds per miss with `chains` chains in flight (1..64).
+  double ns_per_miss(std::size_t chains, std::size_t misses = 4'000'000) const;
+
+  std::size_t bytes() const noexcept;
+
+ private:
+  struct impl;
+  impl* impl_;
+};
+
+// The best ns per miss over 12 to 40 chains: what the lookup ceilings use.
+double best_ns_per_miss(const mlp_probe& probe);
+
+}  // namespace weave::bench

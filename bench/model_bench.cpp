@@ -1,0 +1,116 @@
+#include "bench/model_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "weave/exec/switch_cost.hpp"
+
+namespace weave::bench {
+
+namespace {
+
+double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, std::size_t first,
+                       std::size_t last, std::size_t passes) {
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t p = 0; p < passes; ++p) w.run(v, group, first, last, adaptive_options{});
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(stop - start).count() /
+         static_cast<double>(passes * (last - first));
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+model_report measure_model(const lookup_workload& w, const std::vector<std::size_t>& groups,
+                           std::size_t repeat, double ns_per_miss, bool verbose) {
+  if (repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  model_report r;
+  const std::size_t n = w.lookups();
+  const std::size_t warm = std::min<std::size_t>(n, 128);
+  if (verbose) std::fprintf(stderr, "measuring the model's inputs...\n");
+
+  // Cached: the same few lookups again and again.
+  w.run(variant::coro_sequential, 1, 0, warm, adaptive_options{});
+  std::vector<double> seq_warm, int_warm, seq_cold;
+  for (std::size_t k = 0; k < repeat; ++k) {
+    seq_warm.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, warm, 50));
+    int_warm.push_back(time_per_lookup(w, variant::coro, 8, 0, warm, 50));
+    seq_cold.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, n, 1));
+  }
+  const variant_result probe = w.run(variant::coro, 8, 0, n, adaptive_options{});
+  r.stages_per_lookup = static_cast<double>(probe.suspensions) / static_cast<double>(n);
+  r.sequential_ns = median_of(seq_cold);
+  const double s = std::max(r.stages_per_lookup, 1e-9);
+  r.costs.compute_ns = median_of(seq_warm) / s;
+  r.costs.stall_ns = std::max(r.sequential_ns - median_of(seq_warm), 0.0) / s;
+  r.costs.switch_ns = std::max(median_of(int_warm) - median_of(seq_warm), 0.0) / s;
+  r.predicted_group = group_size(r.costs);
+  r.predicted_speedup = max_speedup(r.costs);
+
+  r.groups = groups;
+  std::vector<std::vector<double>> samples(groups.size());
+  for (std::size_t k = 0; k < repeat; ++k) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (verbose) std::fprintf(stderr, "\rsweeping groups: repeat %zu/%zu, group %zu   ", k + 1, repeat, groups[g]);
+      samples[g].push_back(time_per_lookup(w, variant::coro, groups[g], 0, n, 1));
+    }
+  }
+  if (verbose) std::fprintf(stderr, "\r%60s\r", "");
+  double best = 1e300;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double measured = median_of(samples[g]);
+    r.measured_ns.push_back(measured);
+    // Below the optimal group a round of G lookups waits for one stall; above it,
+    // each stage costs compute + switch. Neither beats the memory system's ceiling.
+    const double per_stage = std::max({r.costs.compute_ns + r.costs.switch_ns,
+                                       (r.costs.compute_ns + r.costs.stall_ns) / static_cast<double>(groups[g]),
+                                       ns_per_miss});
+    r.predicted_ns.push_back(r.stages_per_lookup * per_stage);
+    if (measured < best) {
+      best = measured;
+      r.measured_group = groups[g];
+    }
+  }
+  r.measured_speedup = r.sequential_ns / best;
+  return r;
+}
+
+std::vector<nlohmann::ordered_json> to_json(const lookup_workload& w, std::size_t keys, const model_report& r) {
+  std::vector<nlohmann::ordered_json> lines;
+  for (std::size_t g = 0; g < r.groups.size(); ++g) {
+    nlohmann::ordered_json j;
+    j["bench"] = "model";
+    j["structure"] = w.structure();
+    j["keys"] = keys;
+    j["lookups"] = w.lookups();
+    j["group"] = r.groups[g];
+    j["ns_per_lookup"] = r.measured_ns[g];
+    j["predicted_ns_per_lookup"] = r.predicted_ns[g];
+    lines.push_back(j);
+  }
+  nlohmann::ordered_json s;
+  s["bench"] = "model";
+  s["structure"] = w.structure();
+  s["keys"] = keys;
+  s["lookups"] = w.lookups();
+  s["stages_per_lookup"] = r.stages_per_lookup;
+  s["compute_ns"] = r.costs.compute_ns;
+  s["stall_ns"] = r.costs.stall_ns;
+  s["switch_ns"] = r.costs.switch_ns;
+  s["switch_ns_microbench"] = switch_cost_ns();
+  s["sequential_ns_per_lookup"] = r.sequential_ns;
+  s["predicted_group"] = r.predicted_group;
+  s["predicted_speedup"] = r.predicted_speedup;
+  s["measured_group"] = r.measured_group;
+  s["measured_speedup"] = r.measured_speedup;
+  lines.push_back(s);
+  return lines;
+}
+
+}  // namespace weave::bench

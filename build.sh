@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One entry point for people and CI: installs what is missing, configures,
+# builds and runs.
+#
+#   ./build.sh demo [args]   release build, then `weave demo`
+#   ./build.sh test          tests (assertions on), all of them through ctest
+#   ./build.sh asan          the tests under AddressSanitizer + UBSan
+#   ./build.sh tsan          the tests under ThreadSanitizer
+#   ./build.sh release       the release build only (build/release/weave)
+#
+# CXX picks the compiler (default for release: clang++-19, the faster one for
+# the coroutine variants; see README).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(cmake ninja-build g++ clang-19 libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "build.sh: missing Debian packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "build.sh: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq "${missing[@]}" >&2
+}
+
+configure_and_build() {  # dir, compiler, cmake args...
+  local dir=$1 cxx=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "$@" >/dev/null
+  cmake --build "$dir"
+}
+
+run_tests() {  # dir
+  ctest --test-dir "$1" --output-on-failure -j "$(nproc)"
+}
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+case "$command" in
+  demo)
+    install_missing
+    configure_and_build build/release "${CXX:-clang++-19}" -DCMAKE_BUILD_TYPE=Release -DWEAVE_BUILD_TESTS=OFF
+    exec build/release/weave demo "$@"
+    ;;
+  release)
+    install_missing
+    configure_and_build build/release "${CXX:-clang++-19}" -DCMAKE_BUILD_TYPE=Release -DWEAVE_BUILD_TESTS=OFF
+    ;;
+  test)
+    install_missing
+    configure_and_build build/test "${CXX:-g++}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEAVE_ASSERTIONS=ON
+    run_tests build/test
+    ;;
+  asan)
+    install_missing
+    configure_and_build build/asan "${CXX:-g++}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEAVE_ASSERTIONS=ON \
+      -DWEAVE_SANITIZE=ON
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests build/asan
+    ;;
+  tsan)
+    install_missing
+    configure_and_build build/tsan "${CXX:-g++}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEAVE_ASSERTIONS=ON \
+      -DWEAVE_TSAN=ON -DWEAVE_BUILD_APP=OFF
+    run_tests build/tsan
+    ;;
+  *)
+    echo "usage: ./build.sh demo|test|asan|tsan|release" >&2
+    exit 2
+    ;;
+esac
