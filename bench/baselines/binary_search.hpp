@@ -2,10 +2,10 @@
 // Hand-written baselines for binary search over a sorted_array, for
 // comparison with the coroutine version only (weave::lower_bound):
 //
-//   naive_lower_bound  one search after another, no prefetching
-//   gp_lower_bound     group prefetching: a group of searches advances in
+//   naive_lookup  one search after another, no prefetching
+//   gp_lookup     group prefetching: a group of searches advances in
 //                      lockstep, one halving step for all before the next
-//   amac_lower_bound   asynchronous memory access chaining: a ring of
+//   amac_lookup   asynchronous memory access chaining: a ring of
 //                      in-flight searches, each an explicit state machine
 //
 // They exist to measure what interleaving by hand buys and costs against
@@ -40,7 +40,7 @@ namespace detail {
 template <class T, class Less>
 const T* pick_half(const sorted_array<T, Less>& array, const T* base, std::size_t half,
                    const T& key) noexcept {
-  return array.less(base[half], key) ? base + half : base;
+  return array.narrow(base, half, base[half], key);
 }
 
 // The lower-bound position once the range is down to the one element at
@@ -53,7 +53,7 @@ std::size_t position(const sorted_array<T, Less>& array, const T* base, const T&
 }  // namespace detail
 
 template <class T, class Less>
-std::uint64_t naive_lower_bound(const sorted_array<T, Less>& array, std::span<const T> keys) {
+std::uint64_t naive_lookup(const sorted_array<T, Less>& array, std::span<const T> keys) {
   if (array.size() == 0) return 0;
   std::uint64_t sum = 0;
   for (const T& key : keys) {
@@ -69,7 +69,7 @@ std::uint64_t naive_lower_bound(const sorted_array<T, Less>& array, std::span<co
 }
 
 template <class T, class Less>
-std::uint64_t gp_lower_bound(const sorted_array<T, Less>& array, std::span<const T> keys,
+std::uint64_t gp_lookup(const sorted_array<T, Less>& array, std::span<const T> keys,
                              std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_search_group);
   if (array.size() == 0) return 0;
@@ -98,7 +98,7 @@ std::uint64_t gp_lower_bound(const sorted_array<T, Less>& array, std::span<const
 }
 
 template <class T, class Less>
-std::uint64_t amac_lower_bound(const sorted_array<T, Less>& array, std::span<const T> keys,
+std::uint64_t amac_lookup(const sorted_array<T, Less>& array, std::span<const T> keys,
                                std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_search_group);
   if (array.size() == 0) return 0;

@@ -2,10 +2,10 @@
 // Hand-written baselines for point lookups in the B+-tree, for comparison
 // with the coroutine version only (weave::find in btree.hpp):
 //
-//   naive_find  one lookup after another, no prefetching
-//   gp_find     group prefetching: a group of lookups descends in lockstep,
+//   naive_lookup  one lookup after another, no prefetching
+//   gp_lookup     group prefetching: a group of lookups descends in lockstep,
 //               one level for all before the next
-//   amac_find   asynchronous memory access chaining: a ring of in-flight
+//   amac_lookup   asynchronous memory access chaining: a ring of in-flight
 //               lookups, each an explicit state machine over the levels
 //
 // They exist to measure what interleaving by hand buys and costs against
@@ -59,7 +59,7 @@ inline std::uint64_t leaf_value(const btree& tree, std::uint32_t node, std::uint
 
 }  // namespace detail
 
-inline std::uint64_t naive_find(const btree& tree, std::span<const std::uint64_t> keys) {
+inline std::uint64_t naive_lookup(const btree& tree, std::span<const std::uint64_t> keys) {
   if (tree.size() == 0) return 0;
   std::uint64_t sum = 0;
   for (const std::uint64_t key : keys) {
@@ -70,7 +70,7 @@ inline std::uint64_t naive_find(const btree& tree, std::span<const std::uint64_t
   return sum;
 }
 
-inline std::uint64_t gp_find(const btree& tree, std::span<const std::uint64_t> keys,
+inline std::uint64_t gp_lookup(const btree& tree, std::span<const std::uint64_t> keys,
                              std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_descent_group);
   if (tree.size() == 0) return 0;
@@ -94,7 +94,7 @@ inline std::uint64_t gp_find(const btree& tree, std::span<const std::uint64_t> k
   return sum;
 }
 
-inline std::uint64_t amac_find(const btree& tree, std::span<const std::uint64_t> keys,
+inline std::uint64_t amac_lookup(const btree& tree, std::span<const std::uint64_t> keys,
                                std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_descent_group);
   if (tree.size() == 0) return 0;

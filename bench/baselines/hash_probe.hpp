@@ -2,11 +2,11 @@
 // Hand-written baselines for probing the chained hash_table, for comparison
 // with the coroutine version only (weave::find in hash_table.hpp):
 //
-//   naive_find  one probe after another, no prefetching
-//   gp_find     group prefetching: a group of probes visits the buckets in
+//   naive_lookup  one probe after another, no prefetching
+//   gp_lookup     group prefetching: a group of probes visits the buckets in
 //               lockstep, then the probes still walking a chain take one
 //               more entry each, round after round, until none is left
-//   amac_find   asynchronous memory access chaining: a ring of in-flight
+//   amac_lookup   asynchronous memory access chaining: a ring of in-flight
 //               probes, each an explicit state machine over its chain
 //
 // They exist to measure what interleaving by hand buys and costs against
@@ -52,7 +52,7 @@ inline probe_step visit(const hash_table& table, std::size_t index, std::uint64_
 
 }  // namespace detail
 
-inline std::uint64_t naive_find(const hash_table& table, std::span<const std::uint64_t> keys) {
+inline std::uint64_t naive_lookup(const hash_table& table, std::span<const std::uint64_t> keys) {
   if (table.bucket_count() == 0) return 0;
   std::uint64_t sum = 0;
   for (const std::uint64_t key : keys) {
@@ -63,7 +63,7 @@ inline std::uint64_t naive_find(const hash_table& table, std::span<const std::ui
   return sum;
 }
 
-inline std::uint64_t gp_find(const hash_table& table, std::span<const std::uint64_t> keys,
+inline std::uint64_t gp_lookup(const hash_table& table, std::span<const std::uint64_t> keys,
                              std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_probe_group);
   if (table.bucket_count() == 0) return 0;
@@ -104,7 +104,7 @@ inline std::uint64_t gp_find(const hash_table& table, std::span<const std::uint6
   return sum;
 }
 
-inline std::uint64_t amac_find(const hash_table& table, std::span<const std::uint64_t> keys,
+inline std::uint64_t amac_lookup(const hash_table& table, std::span<const std::uint64_t> keys,
                                std::size_t group) {
   WEAVE_ASSERT(group >= 1 && group <= max_probe_group);
   if (table.bucket_count() == 0) return 0;

@@ -1,6 +1,7 @@
 #pragma once
 // The four structures of `weave bench lookup`: how each is generated, which
-// keys its lookups ask for, and how each variant runs a range of lookups.
+// keys its lookups ask for, and which coroutine looks a key up. The baselines
+// are found by overloading on the structure (baselines::naive_lookup, ...).
 // Every variant of one structure computes the same checksum: the sum of the
 // lookup results (positions for binary search, stored values for the others,
 // 0 for a missing key).
@@ -60,15 +61,6 @@ struct binary_search_int {
   static auto lookup(const structure& s, key k) {
     return lower_bound<Policy>(s, k);
   }
-  static std::uint64_t naive(const structure& s, std::span<const key> keys) {
-    return baselines::naive_lower_bound(s, keys);
-  }
-  static std::uint64_t gp(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::gp_lower_bound(s, keys, g);
-  }
-  static std::uint64_t amac(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::amac_lower_bound(s, keys, g);
-  }
 };
 
 // Sorted 16-byte keys: an 8-byte big-endian sequence number with gaps, then 8 random bytes.
@@ -95,15 +87,6 @@ struct binary_search_str {
   template <class Policy>
   static auto lookup(const structure& s, const key& k) {
     return lower_bound<Policy>(s, k);
-  }
-  static std::uint64_t naive(const structure& s, std::span<const key> keys) {
-    return baselines::naive_lower_bound(s, keys);
-  }
-  static std::uint64_t gp(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::gp_lower_bound(s, keys, g);
-  }
-  static std::uint64_t amac(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::amac_lower_bound(s, keys, g);
   }
 };
 
@@ -132,15 +115,6 @@ struct hash_probe {
   static auto lookup(const structure& s, key k) {
     return find<Policy>(s, k);
   }
-  static std::uint64_t naive(const structure& s, std::span<const key> keys) {
-    return baselines::naive_find(s, keys);
-  }
-  static std::uint64_t gp(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::gp_find(s, keys, g);
-  }
-  static std::uint64_t amac(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::amac_find(s, keys, g);
-  }
 };
 
 // Keys 3i + (0..2), values i, bulk-loaded into full nodes.
@@ -163,15 +137,6 @@ struct btree_lookup {
   template <class Policy>
   static auto lookup(const structure& s, key k) {
     return find<Policy>(s, k);
-  }
-  static std::uint64_t naive(const structure& s, std::span<const key> keys) {
-    return baselines::naive_find(s, keys);
-  }
-  static std::uint64_t gp(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::gp_find(s, keys, g);
-  }
-  static std::uint64_t amac(const structure& s, std::span<const key> keys, std::size_t g) {
-    return baselines::amac_find(s, keys, g);
   }
 };
 

@@ -76,9 +76,9 @@ class structure_workload final : public lookup_workload {
     };
     auto sink = [&](std::size_t, const auto& value) { r.checksum += checksum_term(value); };
     switch (v) {
-      case variant::naive: r.checksum = Traits::naive(structure_, keys); break;
-      case variant::gp: r.checksum = Traits::gp(structure_, keys, group); break;
-      case variant::amac: r.checksum = Traits::amac(structure_, keys, group); break;
+      case variant::naive: r.checksum = baselines::naive_lookup(structure_, keys); break;
+      case variant::gp: r.checksum = baselines::gp_lookup(structure_, keys, group); break;
+      case variant::amac: r.checksum = baselines::amac_lookup(structure_, keys, group); break;
       case variant::coro:
         r.suspensions = interleaved_scheduler{group}.run(first, last, make, sink).suspensions;
         r.interleaved = true;

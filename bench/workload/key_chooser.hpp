@@ -10,17 +10,12 @@
 #include <random>
 #include <stdexcept>
 
+#include "weave/index/hash_table.hpp"
+
 namespace weave::bench {
 
 // A bijection on [0, 2^64): spreads neighbouring integers over the whole range.
-inline std::uint64_t scramble(std::uint64_t x) noexcept {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
+inline std::uint64_t scramble(std::uint64_t x) noexcept { return hash_table::hash(x); }
 
 class key_chooser {
  public:

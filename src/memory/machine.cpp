@@ -31,8 +31,11 @@ std::size_t available_bytes() noexcept {
 }
 
 unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept {
-  // Half of L2 for the hot levels: the rest holds the lines in flight.
-  const std::size_t budget = l2_bytes() / 2;
+  // A level stays cached only if its lines are reused before the lookups in
+  // flight evict them; at 2 GiB, levels sized to fill L2 measured slower than
+  // suspending almost everywhere (docs/results/lookups.md), so only the few
+  // lines of the very top count as hot.
+  const std::size_t budget = l2_bytes() / 256;
   std::size_t level_bytes = node_bytes;
   std::size_t total = 0;
   unsigned levels = 0;

@@ -10,7 +10,9 @@
 // the probe window was measurably faster, so cached data runs sequentially.
 // Every `recheck_interval` requests it times the current choice against
 // neighbours (sequential, a smaller and a larger group) on short windows and
-// keeps the fastest: the data may have grown, shrunk or gone cold.
+// keeps the fastest: the data may have grown, shrunk or gone cold. A re-check
+// that changes nothing doubles the interval to the next one (up to
+// `max_recheck_interval`), because the losing windows cost real time.
 //
 // Every request runs exactly once: the windows are part of the work.
 
@@ -31,6 +33,7 @@ struct adaptive_options {
   std::size_t max_group = 64;            // cap from the memory system's parallelism
   std::size_t window = 2048;             // requests per calibration window
   std::size_t recheck_interval = 1 << 16;
+  std::size_t max_recheck_interval = 1 << 22;
   double min_gain = 0.03;                // interleave only when it saves at least this share
 };
 
@@ -47,6 +50,8 @@ class adaptive_scheduler {
     options_.max_group = std::clamp<std::size_t>(options_.max_group, 2, detail::max_group);
     options_.probe_group = std::clamp<std::size_t>(options_.probe_group, 2, options_.max_group);
     options_.window = std::max<std::size_t>(options_.window, 1);
+    options_.recheck_interval = std::max<std::size_t>(options_.recheck_interval, 1);
+    interval_ = options_.recheck_interval;
   }
 
   const adaptive_decision& decision() const noexcept { return decision_; }
@@ -58,7 +63,7 @@ class adaptive_scheduler {
     std::size_t pos = first;
     if (!calibrated_ && last - first >= 4 * options_.window) pos = calibrate(pos, make, sink, total);
     while (pos < last) {
-      const std::size_t chunk = std::min(options_.recheck_interval, last - pos);
+      const std::size_t chunk = std::min(interval_, last - pos);
       total += run_current(pos, pos + chunk, make, sink).stats;
       pos += chunk;
       if (calibrated_ && last - pos >= 4 * options_.window) pos = recheck(pos, make, sink, total);
@@ -141,12 +146,16 @@ class adaptive_scheduler {
         best = c;
       }
     }
+    const bool changed = best.interleave != decision_.interleave || best.group != decision_.group;
+    interval_ = changed ? options_.recheck_interval
+                        : std::min(interval_ * 2, std::max(options_.max_recheck_interval, options_.recheck_interval));
     decision_.interleave = best.interleave;
     decision_.group = best.group;
     return pos;
   }
 
   adaptive_options options_;
+  std::size_t interval_ = options_.recheck_interval;
   adaptive_decision decision_;
   bool calibrated_ = false;
 };

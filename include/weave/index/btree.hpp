@@ -105,9 +105,9 @@ class btree {
   const inner_node& inner(std::uint32_t i) const noexcept { return inners_[i]; }
   const leaf_node& leaf(std::uint32_t i) const noexcept { return leaves_[i]; }
 
-  // Whether a node at `depth` (0 = root) is likely to miss the cache.
-  bool miss_likely(unsigned depth) const noexcept { return depth >= hot_levels_; }
+  // Levels from the root that stay cached (suspending there only costs a switch).
   unsigned hot_levels() const noexcept { return hot_levels_; }
+  void set_hot_levels(unsigned levels) noexcept { hot_levels_ = levels; }
 
  private:
   template <class PairAt>
@@ -184,14 +184,20 @@ template <execution_policy Policy>
 task<std::optional<std::uint64_t>> find(const btree& tree, std::uint64_t key) {
   std::uint32_t node = tree.root();
   unsigned depth = 0;
+  // The top levels are cached: a plain descent, state in registers.
+  for (; depth < tree.inner_levels() && depth < tree.hot_levels(); ++depth) {
+    const btree::inner_node& inner = tree.inner(node);
+    node = inner.first_child + inner.child_for(key);
+  }
   for (; depth < tree.inner_levels(); ++depth) {
     const btree::inner_node& inner = tree.inner(node);
-    // Hides the miss on a node below the cached top levels (all four lines).
-    co_await prefetch<Policy>(&inner, sizeof inner, tree.miss_likely(depth));
+    // Hides the miss on an inner node below the cached levels (all four lines).
+    co_await prefetch<Policy>(&inner, sizeof inner);
     node = inner.first_child + inner.child_for(key);
   }
   const btree::leaf_node& leaf = tree.leaf(node);
-  co_await prefetch<Policy>(&leaf, sizeof leaf, tree.miss_likely(depth));
+  // Hides the miss on the leaf, unless the whole tree is cached.
+  co_await prefetch<Policy>(&leaf, sizeof leaf, depth >= tree.hot_levels());
   const std::uint32_t pos = leaf.position_of(key);
   if (pos < leaf.count && leaf.keys[pos] == key) co_return leaf.values[pos];
   co_return std::nullopt;

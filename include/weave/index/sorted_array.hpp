@@ -10,6 +10,7 @@
 // line just fetched).
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 
@@ -41,29 +42,63 @@ class sorted_array {
   unsigned hot_levels() const noexcept { return hot_levels_; }
   void set_hot_levels(unsigned levels) noexcept { hot_levels_ = levels; }
 
-  // Whether the probe at `depth` with `remaining` elements left is likely a miss.
-  bool miss_likely(unsigned depth, std::size_t remaining) const noexcept {
-    return depth >= hot_levels_ && remaining * sizeof(T) > machine::cache_line;
-  }
-
   static bool less(const T& a, const T& b) noexcept { return Less{}(a, b); }
+
+  // One search step: the half of [base, base + 2 half) that holds the lower
+  // bound of `key`, given the probe base[half]. The outcome is random, so it
+  // must compile to a conditional move: a mispredicted branch costs more than
+  // the probe when the data is cached.
+  static const T* narrow(const T* base, std::size_t half, const T& probe, const T& key) noexcept {
+#if defined(__clang__)
+    return __builtin_unpredictable(less(probe, key)) ? base + half : base;
+#else
+    return less(probe, key) ? base + half : base;
+#endif
+  }
 
  private:
   huge_buffer<T> data_;
   unsigned hot_levels_ = machine::hot_levels(2, machine::cache_line);
 };
 
+// Whether [base, base + n) reaches past the cache line of its first element.
+template <class T>
+bool spans_lines(const T* base, std::size_t n) noexcept {
+  const auto first = reinterpret_cast<std::uintptr_t>(base);
+  const auto last = reinterpret_cast<std::uintptr_t>(base + n) - 1;
+  return first / machine::cache_line != last / machine::cache_line;
+}
+
 // Position of the first element not less than `key` (size() if none).
+//
+// Three loops over the levels: the cached top levels and the last levels
+// inside one line run as plain loops whose state stays in registers; only the
+// levels in between, where every probe is a likely miss, suspend. (A single
+// loop with a conditional suspend keeps its state in the coroutine frame on
+// every level, which costs more than the cached probes.) The middle loop runs
+// until the range fits in one line, not merely until it is a line wide: a
+// 64-byte range usually straddles two lines, and an unprefetched second line
+// costs a whole DRAM miss.
 template <execution_policy Policy, class T, class Less>
 task<std::size_t> lower_bound(const sorted_array<T, Less>& array, T key) {
   const T* base = array.data();
   std::size_t n = array.size();
   if (n == 0) co_return 0;
-  for (unsigned depth = 0; n > 1; ++depth) {
+  for (unsigned depth = 0; n > 1 && depth < array.hot_levels(); ++depth) {
     const std::size_t half = n / 2;
-    // Hides the miss on the probe of a deep level.
-    const T probe = co_await load<Policy>(base[half], array.miss_likely(depth, n));
-    base = array.less(probe, key) ? base + half : base;
+    base = array.narrow(base, half, base[half], key);
+    n -= half;
+  }
+  while (n > 1 && spans_lines(base, n)) {
+    const std::size_t half = n / 2;
+    // Hides the miss on the probe of a level below the cached ones.
+    const T probe = co_await load<Policy>(base[half]);
+    base = array.narrow(base, half, probe, key);
+    n -= half;
+  }
+  while (n > 1) {
+    const std::size_t half = n / 2;
+    base = array.narrow(base, half, base[half], key);
     n -= half;
   }
   co_return static_cast<std::size_t>(base - array.data()) + (array.less(*base, key) ? 1 : 0);

@@ -10,10 +10,12 @@
 
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 
 #include "weave/assert.hpp"
 #include "weave/exec/detail/completion.hpp"
 #include "weave/exec/load.hpp"
+#include "weave/exec/policy.hpp"
 #include "weave/exec/run_stats.hpp"
 
 namespace weave::detail {
@@ -73,5 +75,32 @@ run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_
   }
   return stats;
 }
+
+// The scheduler class over run_ring; interleaved_scheduler and
+// batched_scheduler name its two modes.
+template <bool Refill>
+class ring_scheduler {
+ public:
+  static constexpr std::size_t max_group = detail::max_group;
+
+  explicit ring_scheduler(std::size_t group) : group_(group) {
+    if (group < 1 || group > max_group) throw std::invalid_argument("group size must be between 1 and 256");
+  }
+
+  std::size_t group() const noexcept { return group_; }
+
+  template <class Make, class Sink>
+  run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) const {
+    return run_ring<interleaved_policy>(group_, Refill, first, last, make, sink);
+  }
+
+  template <class Make, class Sink>
+  run_stats run(std::size_t count, Make&& make, Sink&& sink) const {
+    return run(0, count, make, sink);
+  }
+
+ private:
+  std::size_t group_;
+};
 
 }  // namespace weave::detail

@@ -1,0 +1,16 @@
+# Prints the JSON lines of `weave bench lookup` as a markdown table: one row
+# per (threads, variant, group), with the speedup over naive at the same
+# thread count. Usage: python3 docs/results/table.py FILE.jsonl
+import json
+import sys
+
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+naive = {r["threads"]: r["ns_per_lookup"] for r in rows if r["variant"] == "naive"}
+print("| threads | variant | G | ns/lookup | vs naive | ceiling ns | checksum |")
+print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+for r in rows:
+    t = r["threads"]
+    speed = naive[t] / r["ns_per_lookup"] if t in naive else float("nan")
+    ceiling = r.get("ceiling_ns_per_lookup")
+    ceiling = f"{ceiling:.0f}" if ceiling is not None else ""
+    print(f"| {t} | {r['variant']} | {r['group']} | {r['ns_per_lookup']:.1f} | {speed:.2f}x | {ceiling} | {r['checksum']} |")
