@@ -2,12 +2,13 @@
 // Chooses, while it runs, between sequential and interleaved execution and the
 // group size, so that a caller need not know whether the data is cached.
 //
-// Calibration runs two short windows of real requests: one sequential, one
+// Calibration runs short windows of real requests: one sequential, one
 // interleaved with a probe group. Their times per request, the suspensions
 // counted in the interleaved window and the machine's switch cost give the
-// stage costs of the analytical model, which yields the group size (Formula
-// 3.2) and the speedup to expect (Formula 3.4). Interleaving is chosen only if
-// the probe window was measurably faster, so cached data runs sequentially.
+// stage costs of the analytical model, which yields a group size (Formula
+// 3.2) and the speedup to expect (Formula 3.4). A third window runs the
+// model's group, and the fastest of the three wins; interleaving must beat
+// sequential by `min_gain`, so cached data runs sequentially.
 // Every `recheck_interval` requests it times the current choice against
 // neighbours (sequential, a smaller and a larger group) on short windows and
 // keeps the fastest: the data may have grown, shrunk or gone cold. A re-check
@@ -31,7 +32,7 @@ namespace weave {
 struct adaptive_options {
   std::size_t probe_group = 16;
   std::size_t max_group = 64;            // cap from the memory system's parallelism
-  std::size_t window = 2048;             // requests per calibration window
+  std::size_t window = 4096;             // requests per calibration window
   std::size_t recheck_interval = 1 << 16;
   std::size_t max_recheck_interval = 1 << 22;
   double min_gain = 0.03;                // interleave only when it saves at least this share
@@ -61,7 +62,7 @@ class adaptive_scheduler {
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
     run_stats total;
     std::size_t pos = first;
-    if (!calibrated_ && last - first >= 4 * options_.window) pos = calibrate(pos, make, sink, total);
+    if (!calibrated_ && last - first >= 6 * options_.window) pos = calibrate(pos, make, sink, total);
     while (pos < last) {
       const std::size_t chunk = std::min(interval_, last - pos);
       total += run_current(pos, pos + chunk, make, sink).stats;
@@ -105,16 +106,35 @@ class adaptive_scheduler {
     const timed probe = run_with(true, options_.probe_group, pos + w, pos + 2 * w, make, sink);
     total += seq.stats;
     total += probe.stats;
+    pos += 2 * w;
 
     const double stages = static_cast<double>(probe.stats.suspensions) / static_cast<double>(w);
     decision_.costs = estimate_stage_costs(seq.ns_per_request, probe.ns_per_request, stages,
                                            switch_cost_ns());
     decision_.predicted_speedup = max_speedup(decision_.costs);
-    decision_.group = std::max<std::size_t>(group_size(decision_.costs, options_.max_group), 2);
-    decision_.interleave =
-        stages > 0 && probe.ns_per_request < seq.ns_per_request * (1 - options_.min_gain);
+    const std::size_t model = std::max<std::size_t>(group_size(decision_.costs, options_.max_group), 2);
+
+    // The model proposes a group; a window at that group decides between it,
+    // the probe group and sequential execution.
+    double best_ns = seq.ns_per_request * (1 - options_.min_gain);
+    decision_.interleave = false;
+    decision_.group = model;
+    if (stages > 0 && probe.ns_per_request < best_ns) {
+      best_ns = probe.ns_per_request;
+      decision_.interleave = true;
+      decision_.group = options_.probe_group;
+    }
+    if (stages > 0 && model != options_.probe_group) {
+      const timed m = run_with(true, model, pos, pos + w, make, sink);
+      total += m.stats;
+      pos += w;
+      if (m.ns_per_request < best_ns) {
+        decision_.interleave = true;
+        decision_.group = model;
+      }
+    }
     calibrated_ = true;
-    return pos + 2 * w;
+    return pos;
   }
 
   // Times the current choice and its neighbours on one window each; keeps the best.
