@@ -75,7 +75,8 @@ int run_demo(const demo_options& options) {
     std::fflush(stdout);
   }
   fmt::print("\nceiling: misses per lookup x best ns per miss, the fastest any variant could be.\n"
-             "model G: the group size that Formula 3.2 picks from a short calibration; GP, AMAC and coro use it.\n\n");
+             "model G: the group the adaptive calibration settles on (Formula 3.2 proposes, a timed window checks);\n"
+             "GP, AMAC and coro use it.\n\n");
 
   // The analytical model against a sweep, on the binary search.
   lookup_options o;
