@@ -21,12 +21,9 @@ struct mlp_probe::impl {
   huge_buffer<line> lines;
 };
 
-mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(new impl) {
+mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(std::make_unique<impl>()) {
   const std::size_t n = bytes / sizeof(line);
-  if (n < 1024) {
-    delete impl_;
-    throw std::invalid_argument("--bytes must be at least 64 KiB");
-  }
+  if (n < 1024) throw std::invalid_argument("--bytes must be at least 64 KiB");
   impl_->lines = huge_buffer<line>(n);
   line* l = impl_->lines.data();
   for (std::size_t i = 0; i < n; ++i) l[i].next = i;
@@ -43,7 +40,7 @@ mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(new impl) {
   if (verbose) std::fprintf(stderr, "\rlinking %zu MiB of lines: done\n", bytes >> 20);
 }
 
-mlp_probe::~mlp_probe() { delete impl_; }
+mlp_probe::~mlp_probe() = default;
 
 std::size_t mlp_probe::bytes() const noexcept { return impl_->lines.bytes(); }
 

@@ -5,7 +5,7 @@
 // hardware cannot predict.
 
 #include <cstddef>
-#include <functional>
+#include <memory>
 #include <vector>
 
 namespace weave::bench {
@@ -30,7 +30,7 @@ class mlp_probe {
 
  private:
   struct impl;
-  impl* impl_;
+  std::unique_ptr<impl> impl_;
 };
 
 // The best ns per miss over 12 to 40 chains: what the lookup ceilings use.

@@ -52,6 +52,7 @@ class adaptive_scheduler {
     options_.probe_group = std::clamp<std::size_t>(options_.probe_group, 2, options_.max_group);
     options_.window = std::max<std::size_t>(options_.window, 1);
     options_.recheck_interval = std::max<std::size_t>(options_.recheck_interval, 1);
+    options_.max_recheck_interval = std::max(options_.max_recheck_interval, options_.recheck_interval);
     interval_ = options_.recheck_interval;
   }
 
@@ -167,15 +168,14 @@ class adaptive_scheduler {
       }
     }
     const bool changed = best.interleave != decision_.interleave || best.group != decision_.group;
-    interval_ = changed ? options_.recheck_interval
-                        : std::min(interval_ * 2, std::max(options_.max_recheck_interval, options_.recheck_interval));
+    interval_ = changed ? options_.recheck_interval : std::min(interval_ * 2, options_.max_recheck_interval);
     decision_.interleave = best.interleave;
     decision_.group = best.group;
     return pos;
   }
 
   adaptive_options options_;
-  std::size_t interval_ = options_.recheck_interval;
+  std::size_t interval_;  // requests until the next re-check
   adaptive_decision decision_;
   bool calibrated_ = false;
 };

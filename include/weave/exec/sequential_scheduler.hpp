@@ -20,16 +20,13 @@ class basic_sequential_scheduler {
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) const {
     run_stats stats;
     for (std::size_t i = first; i < last; ++i) {
-      // The task stays the owner of its frame within this iteration, which
-      // lets clang place the frame on the stack (coroutine elision).
-      auto t = make(Policy{}, i);
-      const auto root = t.handle();
+      auto root = make(Policy{}, i).release();
       root.resume();
       while (!root.done()) {
         ++stats.suspensions;
         detail::take_resume_point().resume();
       }
-      detail::deliver_in_place(root, i, sink);
+      detail::deliver(root, i, sink);
     }
     stats.requests = last - first;
     return stats;

@@ -147,8 +147,6 @@ class [[nodiscard]] task {
 
   // Hands the frame to a scheduler, which then destroys it.
   handle_type release() noexcept { return std::exchange(handle_, {}); }
-  // The frame, still owned by this task: for running it in place.
-  handle_type handle() const noexcept { return handle_; }
 
   auto operator co_await() & noexcept { return awaiter<false>{handle_}; }
   auto operator co_await() && noexcept { return awaiter<true>{handle_}; }

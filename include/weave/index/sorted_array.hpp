@@ -6,8 +6,8 @@
 // load of the probe. The first probes of every search hit the same few
 // elements and stay cached; deeper probes land on random lines and miss. The
 // lookup therefore suspends only below the cached levels, and only while the
-// remaining range is wider than a cache line (after that the probes fall in a
-// line just fetched).
+// remaining range spans more than one cache line (after that every probe falls
+// in a line already fetched).
 
 #include <cstddef>
 #include <cstdint>

@@ -27,12 +27,6 @@ struct frame_owner {
 template <class Handle, class Sink>
 void deliver(Handle finished, std::size_t index, Sink& sink) {
   frame_owner<Handle> owner{finished};
-  deliver_in_place(finished, index, sink);
-}
-
-// The same, leaving the frame to its owner.
-template <class Handle, class Sink>
-void deliver_in_place(Handle finished, std::size_t index, Sink& sink) {
   auto& promise = finished.promise();
   using result_t = decltype(promise.result());
   if constexpr (std::is_void_v<result_t>) {
