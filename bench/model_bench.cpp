@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "bench/lookup/lookup_bench.hpp"
 #include "weave/exec/switch_cost.hpp"
 
 namespace weave::bench {
@@ -27,9 +28,14 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
+void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat) {
+  check_group_sizes(groups);
+  if (repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+}
+
 model_report measure_model(const lookup_workload& w, const std::vector<std::size_t>& groups,
                            std::size_t repeat, double ns_per_miss, bool verbose) {
-  if (repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  validate_model_options(groups, repeat);
   model_report r;
   const std::size_t n = w.lookups();
   const std::size_t warm = std::min<std::size_t>(n, 128);

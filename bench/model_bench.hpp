@@ -32,6 +32,9 @@ struct model_report {
   double measured_speedup = 1;
 };
 
+// Throws std::invalid_argument, with a one-line reason, for a sweep that cannot run.
+void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat);
+
 model_report measure_model(const lookup_workload& workload, const std::vector<std::size_t>& groups,
                            std::size_t repeat, double ns_per_miss, bool verbose);
 

@@ -33,6 +33,20 @@ struct config {
 
 }  // namespace
 
+void check_group_sizes(const std::vector<std::size_t>& groups) {
+  for (std::size_t g : groups)
+    if (g < 1 || g > detail::max_group)
+      throw std::invalid_argument(fmt::format("group size {} is outside 1..{}", g, detail::max_group));
+}
+
+void validate(const lookup_options& options) {
+  validate(options.spec);
+  if (options.repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  for (std::size_t t : options.threads)
+    if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("thread count {} is outside 1..1024", t));
+  if (!options.group_auto) check_group_sizes(options.groups);
+}
+
 std::size_t model_group(const lookup_workload& workload) {
   adaptive_options options;
   options.recheck_interval = workload.lookups();  // calibrate once, try no neighbours
@@ -43,13 +57,9 @@ std::size_t model_group(const lookup_workload& workload) {
 
 std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lookup_workload& workload,
                                          bool verbose) {
-  if (options.repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  validate(options);
   std::vector<std::size_t> groups = options.groups;
   if (options.group_auto) groups = {model_group(workload)};
-  for (std::size_t g : groups)
-    if (g < 1 || g > 256) throw std::invalid_argument(fmt::format("group size {} is outside 1..256", g));
-  for (std::size_t t : options.threads)
-    if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("thread count {} is outside 1..1024", t));
 
   std::vector<config> configs;
   for (std::size_t t : options.threads) {

@@ -32,6 +32,10 @@ struct lookup_row {
   bool interleaved;      // for auto: what it chose
 };
 
+// Throw std::invalid_argument, with a one-line reason, for options that cannot run.
+void check_group_sizes(const std::vector<std::size_t>& groups);
+void validate(const lookup_options& options);
+
 // The group size the analytical model picks for this workload (from a short calibration).
 std::size_t model_group(const lookup_workload& workload);
 

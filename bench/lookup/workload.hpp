@@ -49,6 +49,9 @@ class lookup_workload {
                              const adaptive_options& options) const = 0;
 };
 
+// Throws std::invalid_argument, with a one-line reason, for a spec that cannot run.
+void validate(const workload_spec& spec);
+
 // Bytes the structure and its lookup keys will need, to refuse early what cannot fit.
 std::size_t estimated_bytes(const workload_spec& spec);
 
