@@ -147,6 +147,8 @@ class [[nodiscard]] task {
 
   // Hands the frame to a scheduler, which then destroys it.
   handle_type release() noexcept { return std::exchange(handle_, {}); }
+  // The frame, still owned by this task, for a scheduler to resume.
+  handle_type handle() const noexcept { return handle_; }
 
   auto operator co_await() & noexcept { return awaiter<false>{handle_}; }
   auto operator co_await() && noexcept { return awaiter<true>{handle_}; }

@@ -1,78 +1,105 @@
 #pragma once
 // The resume loop shared by the interleaved and batched schedulers.
 //
-// Up to `group` requests are in flight, each a root frame plus the innermost
-// frame that suspended last (the leaf, which is what gets resumed). One pass
-// resumes every slot once. A finished slot is removed by moving the last slot
-// into its place; with `refill` a new request takes the freed place at once,
-// without it (strict batches) new requests start only when all have finished.
+// Each of the `group` slots runs a driver: a long-lived coroutine that takes
+// the next request, awaits its task, hands the result to the sink and takes
+// the next one. Finishing a request and starting the next is thus a pair of
+// symmetric transfers inside the slot: the new request runs to its first
+// miss (and issues that prefetch) before control comes back here, and the
+// loop below only ever resumes whatever frame of a slot suspended last.
+//
+// With `refill` the drivers share the whole range, so a finished slot takes
+// the next request at once. Without it (strict batches) each batch of
+// `group` requests gets fresh drivers that take one request each, and the
+// next batch starts only when all have finished.
+//
 // The loop makes no heap allocation and no indirect call besides resume().
 
 #include <array>
+#include <coroutine>
 #include <cstddef>
+#include <exception>
 #include <stdexcept>
+#include <type_traits>
 
 #include "weave/assert.hpp"
 #include "weave/exec/detail/completion.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/run_stats.hpp"
+#include "weave/exec/task.hpp"
 
 namespace weave::detail {
 
 inline constexpr std::size_t max_group = 256;
 
+// The requests the drivers of one ring take from, and the first failure.
+template <class Make, class Sink>
+struct request_queue {
+  Make& make;
+  Sink& sink;
+  std::size_t next;
+  std::size_t last;
+  std::exception_ptr failure;
+};
+
+template <class Policy, class Make, class Sink>
+task<void> drive(request_queue<Make, Sink>& queue) {
+  try {
+    while (queue.next < queue.last) {
+      const std::size_t i = queue.next++;
+      if constexpr (std::is_void_v<typename task_of<Make, Policy>::value_type>) {
+        co_await queue.make(Policy{}, i);
+        queue.sink(i);
+      } else {
+        queue.sink(i, co_await queue.make(Policy{}, i));
+      }
+    }
+  } catch (...) {
+    queue.failure = std::current_exception();
+  }
+  // No frame of this slot is left to resume.
+  resume_point = nullptr;
+}
+
 template <class Policy, class Make, class Sink>
 run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_t last,
                    Make& make, Sink& sink) {
-  using handle_t = typename task_of<Make, Policy>::handle_type;
-  struct slot {
-    handle_t root;
-    std::coroutine_handle<> leaf;
-    std::size_t index;
-  };
   WEAVE_ASSERT(group >= 1 && group <= max_group);
+  request_queue<Make, Sink> queue{make, sink, first, first, nullptr};
+  // Drivers own their frames, and through them every frame still in flight
+  // when a task or the sink throws.
+  std::array<task<void>, max_group> drivers;
+  std::array<std::coroutine_handle<>, max_group> leaves;
+  std::size_t resumes = 0;
+  std::size_t finished = 0;
 
-  std::array<slot, max_group> slots;
-  std::size_t active = 0;
-  // Frames still in flight when a task or the sink throws are destroyed here.
-  struct cleanup {
-    std::array<slot, max_group>& slots;
-    std::size_t& active;
-    ~cleanup() {
-      for (std::size_t k = 0; k < active; ++k) slots[k].root.destroy();
+  const std::size_t batch = refill ? last - first : group;
+  for (std::size_t begin = first; begin < last; begin += batch) {
+    queue.last = begin + std::min(batch, last - begin);
+    std::size_t live = std::min(group, queue.last - begin);
+    for (std::size_t k = 0; k < live; ++k) {
+      drivers[k] = drive<Policy>(queue);
+      leaves[k] = drivers[k].handle();
     }
-  } on_exit{slots, active};
-
-  std::size_t next = first;
-  auto start = [&] {
-    handle_t root = make(Policy{}, next).release();
-    slots[active] = slot{root, root, next};
-    ++active;
-    ++next;
-  };
-
-  run_stats stats;
-  stats.requests = last - first;
-  while (next < last || active > 0) {
-    if (refill || active == 0) {
-      while (active < group && next < last) start();
-    }
-    for (std::size_t k = 0; k < active;) {
-      slot& s = slots[k];
-      s.leaf.resume();
-      if (!s.root.done()) {
-        s.leaf = take_resume_point();
-        ++stats.suspensions;
-        ++k;
+    for (std::size_t k = 0; live > 0;) {
+      leaves[k].resume();
+      ++resumes;
+      leaves[k] = take_resume_point();
+      if (leaves[k]) {
+        k = k + 1 < live ? k + 1 : 0;
         continue;
       }
-      const slot finished = s;
-      s = slots[--active];  // slot k now holds the last one, resumed next
-      deliver(finished.root, finished.index, sink);
-      if (refill && next < last) start();
+      // The driver has run out of requests (or failed): the slot leaves the ring.
+      ++finished;
+      if (queue.failure) std::rethrow_exception(queue.failure);
+      leaves[k] = leaves[--live];
+      if (k == live) k = 0;
     }
   }
+  run_stats stats;
+  stats.requests = last - first;
+  stats.suspensions = resumes - finished;
   return stats;
 }
 
