@@ -84,12 +84,15 @@ task<std::size_t> lower_bound(const sorted_array<T, Less>& array, T key) {
   const T* base = array.data();
   std::size_t n = array.size();
   if (n == 0) co_return 0;
-  for (unsigned depth = 0; n > 1 && depth < array.hot_levels(); ++depth) {
+  // A policy that never suspends needs no split: all levels run in the middle
+  // loop, which is then the plain branchless loop.
+  const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
+  for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
     const std::size_t half = n / 2;
     base = array.narrow(base, half, base[half], key);
     n -= half;
   }
-  while (n > 1 && spans_lines(base, n)) {
+  while (n > 1 && (!Policy::suspends || spans_lines(base, n))) {
     const std::size_t half = n / 2;
     // Hides the miss on the probe of a level below the cached ones.
     const T probe = co_await load<Policy>(base[half]);
