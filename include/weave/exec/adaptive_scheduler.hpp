@@ -13,7 +13,8 @@
 // neighbours (sequential, a smaller and a larger group) on short windows and
 // keeps the fastest: the data may have grown, shrunk or gone cold. A re-check
 // that changes nothing doubles the interval to the next one (up to
-// `max_recheck_interval`), because the losing windows cost real time.
+// `max_recheck_interval`), because the losing windows cost real time; for
+// the same reason a sequential window that lost before gets fewer requests.
 //
 // Every request runs exactly once: the windows are part of the work.
 
@@ -104,6 +105,7 @@ class adaptive_scheduler {
   std::size_t calibrate(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
     const std::size_t w = options_.window;
     const timed seq = run_with(false, 1, pos, pos + w, make, sink);
+    sequential_ns_ = seq.ns_per_request;
     const timed probe = run_with(true, options_.probe_group, pos + w, pos + 2 * w, make, sink);
     total += seq.stats;
     total += probe.stats;
@@ -157,9 +159,18 @@ class adaptive_scheduler {
     for (std::size_t k = 0; k < std::size(candidates); ++k) {
       const candidate& c = candidates[k];
       if (k >= 2 && !decision_.interleave) break;  // group neighbours matter only when interleaving
-      const timed t = run_with(c.interleave, c.group, pos, pos + w, make, sink);
+      // A sequential window gets the time of an interleaved one, not its
+      // requests: on DRAM it is several times slower and would cost more than
+      // the re-check can win.
+      std::size_t n = w;
+      if (k > 0 && !c.interleave && sequential_ns_ > 0) {
+        const double share = best_ns / sequential_ns_;
+        n = std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(w) * share), w / 16 + 1, w);
+      }
+      const timed t = run_with(c.interleave, c.group, pos, pos + n, make, sink);
+      if (!c.interleave) sequential_ns_ = t.ns_per_request;
       total += t.stats;
-      pos += w;
+      pos += n;
       // The current choice keeps its place unless another one is clearly faster.
       const double ns = k == 0 ? t.ns_per_request * (1 - options_.min_gain) : t.ns_per_request;
       if (k == 0 || ns < best_ns) {
@@ -177,6 +188,7 @@ class adaptive_scheduler {
   adaptive_options options_;
   std::size_t interval_;  // requests until the next re-check
   adaptive_decision decision_;
+  double sequential_ns_ = 0;  // per request, in the last sequential window
   bool calibrated_ = false;
 };
 
