@@ -18,3 +18,5 @@ $w bench lookup --structure binary-search --keys 256Ki --lookups 4M --threads 1 
   --variants naive,coro-sequential,auto --group 16 --repeat 5 --quiet --ceiling-bytes 0 > $out/binary-search-1MiB.jsonl
 $w bench lookup --structure binary-search-str --keys 64Mi --lookups 1M --threads 1 \
   --variants naive,gp,amac,coro,auto --group 8,16,32 --repeat 3 --quiet > $out/binary-search-str-1GiB.jsonl
+$w bench model --structure binary-search --keys 512Mi --lookups 500K --repeat 3 --quiet \
+  --plot docs/results/model-binary-search-2GiB.png > $out/model-binary-search-2GiB.jsonl
