@@ -46,12 +46,12 @@ class front_coded_dictionary {
     if (n > (std::size_t{1} << 32)) throw std::length_error("dictionary too large");
     std::vector<char> out;
     std::vector<std::uint64_t> offsets;
-    std::string_view previous;
+    std::string previous;  // a copy: `sorted` may make its strings on the fly
     std::size_t i = 0;
     for (const auto& s : sorted) {
       const std::string_view v(s);
       if (v.size() > max_length) throw std::invalid_argument("dictionary strings are at most 255 bytes");
-      if (i > 0 && !(previous < v)) throw std::invalid_argument("dictionary values must be sorted and distinct");
+      if (i > 0 && !(std::string_view(previous) < v)) throw std::invalid_argument("dictionary values must be sorted and distinct");
       if (i % block_size == 0) {
         offsets.push_back(out.size());
         out.push_back(static_cast<char>(v.size()));
@@ -64,7 +64,7 @@ class front_coded_dictionary {
         out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(shared), v.end());
       }
       max_stored_ = std::max(max_stored_, v.size());
-      previous = v;
+      previous.assign(v);
       ++i;
     }
     offsets.push_back(out.size());

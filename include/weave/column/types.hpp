@@ -11,6 +11,7 @@
 // three storage types (int32, int64, string), which is what the dictionaries
 // and code paths are written for.
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,7 +42,8 @@ struct column_type {
 struct decimal {
   std::int64_t units = 0;  // in 10^-scale
   unsigned scale = 0;
-  bool operator==(const decimal&) const = default;
+  // Orders values of one scale (units first).
+  auto operator<=>(const decimal&) const = default;
 };
 
 using value = std::variant<std::int32_t, std::int64_t, decimal, std::string>;

@@ -1,0 +1,118 @@
+#pragma once
+// The two queries on a table, each run by a scheduler the caller picks
+// (sequential_scheduler, interleaved_scheduler, adaptive_scheduler):
+//
+//   count_in   SELECT COUNT(*) FROM T WHERE C IN (values)
+//   fetch_row  SELECT * FROM T WHERE rowid = r: one request per column, so
+//              an interleaved scheduler overlaps the columns' misses. Each
+//              column type runs its own chain of tasks (code, then an
+//              integer array access or a front-coded block walk).
+//   find_row   the first row whose column C equals a value
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "weave/column/in_predicate.hpp"
+#include "weave/column/table.hpp"
+#include "weave/exec/task.hpp"
+
+namespace weave::column {
+
+namespace detail {
+
+// The keys a column of storage type T compares, viewing into `values`;
+// throws std::invalid_argument if a value does not fit the column.
+template <class T>
+std::vector<key_t<T>> keys_for(const table_column& column, std::span<const value> values) {
+  std::vector<key_t<T>> keys;
+  keys.reserve(values.size());
+  for (const value& v : values) {
+    const column_type& t = column.type;
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      if (const auto* x = std::get_if<std::int32_t>(&v)) {
+        keys.push_back(*x);
+        continue;
+      }
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (const auto* x = std::get_if<std::string>(&v); x != nullptr && x->size() <= t.length) {
+        keys.push_back(*x);
+        continue;
+      }
+    } else {
+      if (const auto* x = std::get_if<std::int64_t>(&v); x != nullptr && t.kind == type_kind::bigint) {
+        keys.push_back(*x);
+        continue;
+      }
+      if (const auto* x = std::get_if<decimal>(&v); x != nullptr && t.kind == type_kind::decimal && x->scale == t.scale) {
+        keys.push_back(x->units);
+        continue;
+      }
+    }
+    throw std::invalid_argument("'" + format_value(v) + "' does not fit column '" + column.name + "' (" + t.name() + ")");
+  }
+  return keys;
+}
+
+template <execution_policy Policy, class T>
+task<value> fetch_value(const column_type& type, const basic_column<T>& column, std::size_t row) {
+  co_return to_value(type, co_await fetch<Policy>(column, row));
+}
+
+}  // namespace detail
+
+template <class Scheduler>
+std::size_t count_in(const table& t, std::string_view column, std::span<const value> values, Scheduler& scheduler) {
+  const table_column& c = t.column(column);
+  return std::visit(
+      [&](const auto& col) {
+        using T = typename std::decay_t<decltype(col)>::value_type;
+        const std::vector<key_t<T>> keys = detail::keys_for<T>(c, values);
+        return count_in(col, std::span<const key_t<T>>(keys), scheduler);
+      },
+      c.data);
+}
+
+// Fills `out` with the values of `row`, one per column.
+template <class Scheduler>
+void fetch_row(const table& t, std::size_t row, Scheduler& scheduler, std::vector<value>& out) {
+  if (row >= t.rows()) throw std::invalid_argument("row " + std::to_string(row) + " is past the table's end");
+  out.resize(t.column_count());
+  scheduler.run(
+      t.column_count(),
+      [&](auto policy, std::size_t i) {
+        const table_column& c = t.column(i);
+        return std::visit(
+            [&](const auto& col) { return detail::fetch_value<decltype(policy)>(c.type, col, row); }, c.data);
+      },
+      [&](std::size_t i, value v) { out[i] = std::move(v); });
+}
+
+template <class Scheduler>
+std::optional<std::size_t> find_row(const table& t, std::string_view column, const value& key, Scheduler& scheduler) {
+  const table_column& c = t.column(column);
+  return std::visit(
+      [&](const auto& col) -> std::optional<std::size_t> {
+        using T = typename std::decay_t<decltype(col)>::value_type;
+        const std::vector<key_t<T>> keys = detail::keys_for<T>(c, std::span<const value>(&key, 1));
+        const std::span<const key_t<T>> list(keys);
+        const auto first_in = [](const bit_packed_vector& codes, const code_set& set) -> std::optional<std::size_t> {
+          if (set.empty()) return std::nullopt;
+          for (std::size_t r = 0; r < codes.size(); ++r)
+            if (set.contains(codes[r])) return r;
+          return std::nullopt;
+        };
+        if (col.main_rows() > 0) {
+          if (auto r = first_in(col.main_codes(), encode(col.main(), list, scheduler))) return r;
+        }
+        if (col.delta_codes().size() > 0) {
+          if (auto r = first_in(col.delta_codes(), encode(col.delta(), list, scheduler))) return *r + col.main_rows();
+        }
+        return std::nullopt;
+      },
+      c.data);
+}
+
+}  // namespace weave::column

@@ -1,0 +1,90 @@
+#pragma once
+// A table: named, typed columns of equal length. Each column holds one of
+// three storage types behind a variant, so a query dispatches on the type
+// once per column and then runs that type's own code path.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "weave/column/column.hpp"
+#include "weave/column/types.hpp"
+
+namespace weave::column {
+
+using any_column = std::variant<basic_column<std::int32_t>, basic_column<std::int64_t>, basic_column<std::string>>;
+
+struct table_column {
+  std::string name;
+  column_type type;
+  any_column data;
+};
+
+class table {
+ public:
+  std::size_t rows() const noexcept { return rows_; }
+  std::size_t column_count() const noexcept { return columns_.size(); }
+  const table_column& column(std::size_t i) const noexcept { return columns_[i]; }
+  // The column named `name`; throws std::invalid_argument if there is none.
+  const table_column& column(std::string_view name) const;
+  std::size_t dictionary_bytes() const noexcept;
+  std::size_t bytes() const noexcept;
+
+  // Adds an empty column; only before the first row.
+  table_column& add_column(std::string name, column_type type);
+  // Appends a row to every column's Delta; values must match the column types.
+  void insert(std::span<const value> row);
+  void merge();
+  // Replaces a column's data, which must have rows() rows (or set them, for
+  // the first column).
+  void set_column_data(std::size_t i, any_column data);
+  // The values of `row`, read without suspending (for oracles and tests).
+  std::vector<value> row(std::size_t r) const;
+
+ private:
+  std::vector<table_column> columns_;
+  std::size_t rows_ = 0;
+};
+
+// Converts a stored value to the API's value for a column of `type`.
+value to_value(const column_type& type, std::int32_t v);
+value to_value(const column_type& type, std::int64_t v);
+value to_value(const column_type& type, const std::string& v);
+
+// A table made up from a recipe, for benchmarks and the demo. Column i has
+// type types[i % types.size()] and `distinct` distinct values (capped by
+// what the type can hold), every row's code drawn uniformly. With
+// fragment::delta the columns are Delta fragments (values in a shuffled
+// arrival order, the B+-tree bulk-loaded), else Main fragments.
+struct table_recipe {
+  std::size_t rows = 1'000'000;
+  std::size_t columns = 1;
+  std::vector<column_type> types{column_type::integer()};
+  std::size_t distinct = 1'000'000;
+  fragment_kind fragment = fragment_kind::main;
+  std::uint64_t seed = 42;
+};
+void validate(const table_recipe& recipe);
+// Memory the table will take, roughly (to refuse what cannot fit).
+std::size_t estimated_bytes(const table_recipe& recipe);
+// `progress` gets the share done, 0..1, now and then.
+table generate_table(const table_recipe& recipe, const std::function<void(double)>& progress = {});
+
+// The i-th smallest value (i modulo the distinct count) in the dictionary
+// that generate_table(recipe) makes for `column`, for queries that need
+// values known to be present.
+value generated_value(const table_recipe& recipe, std::size_t column, std::size_t i);
+
+// Loads a CSV file with a header line of column names. `types` gives one
+// type per column; empty means infer (INTEGER, BIGINT, DECIMAL(p,s) or
+// VARCHAR(n), the narrowest that holds every value). Fields may be quoted
+// with "..." ("" is a quote inside). A bad line throws std::invalid_argument
+// naming the line and column; nothing is returned then.
+table load_csv(const std::string& path, const std::vector<column_type>& types = {});
+
+}  // namespace weave::column

@@ -1,0 +1,498 @@
+#include "weave/column/table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace weave::column {
+
+namespace {
+
+template <class... F>
+struct overloaded : F... {
+  using F::operator()...;
+};
+
+std::uint64_t mix(std::uint64_t x) noexcept {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t pow10(unsigned n) noexcept {
+  std::uint64_t p = 1;
+  for (unsigned i = 0; i < n; ++i) p *= 10;
+  return p;
+}
+
+// Distinct values a type can hold, as far as generation goes.
+std::size_t capacity(const column_type& type) {
+  switch (type.kind) {
+    case type_kind::integer: return std::size_t{1} << 32;
+    case type_kind::bigint: return std::size_t{1} << 62;
+    case type_kind::decimal: return 2 * pow10(type.precision) - 1;
+    case type_kind::varchar: {
+      std::size_t c = 1;
+      for (unsigned i = 0; i < type.length && c < (std::size_t{1} << 40); ++i) c *= 26;
+      return c;
+    }
+  }
+  return 0;
+}
+
+std::size_t distinct_for(const column_type& type, std::size_t distinct) {
+  return std::max<std::size_t>(1, std::min(distinct, capacity(type)));
+}
+
+// The i-th of `d` sorted distinct integers spread over [low, low + span).
+std::int64_t spread(std::int64_t low, std::uint64_t span, std::size_t d, std::size_t i, std::uint64_t h) {
+  const std::uint64_t gap = std::max<std::uint64_t>(1, span / d);
+  return low + static_cast<std::int64_t>(i * gap + h % gap);
+}
+
+std::string generated_string(unsigned length, std::size_t d, std::size_t i, std::uint64_t h) {
+  // A fixed-width base-26 rank keeps the strings sorted and distinct and
+  // gives neighbours shared prefixes; a random tail varies their lengths.
+  unsigned width = 1;
+  for (std::size_t x = d - 1; x >= 26; x /= 26) ++width;
+  std::string s(width, 'a');
+  for (std::size_t x = i, k = width; k-- > 0; x /= 26) s[k] = static_cast<char>('a' + x % 26);
+  const std::size_t tail = length > width ? h % (length - width + 1) : 0;
+  for (std::size_t k = 0; k < tail; ++k) s.push_back(static_cast<char>('a' + (h >> (k % 8 * 8)) % 26));
+  return s;
+}
+
+template <class T>
+T stored_value(const column_type& type, std::size_t d, std::size_t i, std::uint64_t seed) {
+  const std::uint64_t h = mix(seed ^ mix(i));
+  if constexpr (std::is_same_v<T, std::string>) {
+    return generated_string(type.length, d, i, h);
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return static_cast<std::int32_t>(spread(std::numeric_limits<std::int32_t>::min(), std::uint64_t{1} << 32, d, i, h));
+  } else if (type.kind == type_kind::decimal) {
+    const std::uint64_t top = pow10(type.precision) - 1;
+    return spread(-static_cast<std::int64_t>(top), 2 * top + 1, d, i, h);
+  } else {
+    return spread(-(std::int64_t{1} << 61), std::uint64_t{1} << 62, d, i, h);
+  }
+}
+
+// Values of codes 0..d-1 made on the fly, in the order `order(c)` gives.
+template <class T, class Order>
+struct generated_values {
+  const column_type* type;
+  std::size_t d;
+  std::uint64_t seed;
+  Order order;
+
+  struct iterator {
+    const generated_values* range;
+    std::size_t c;
+    T operator*() const { return stored_value<T>(*range->type, range->d, range->order(c), range->seed); }
+    iterator& operator++() {
+      ++c;
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return c != o.c; }
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, d}; }
+  std::size_t size() const { return d; }
+};
+
+// A bijection of [0, d): an odd multiplier and an offset modulo the next
+// power of two, walked until it lands below d.
+struct shuffle {
+  std::uint64_t mask, mul, add, d;
+  shuffle(std::size_t d_, std::uint64_t seed)
+      : mask(std::bit_ceil(std::max<std::uint64_t>(d_, 2)) - 1), mul(mix(seed) | 1), add(mix(seed + 1)), d(d_) {}
+  std::size_t operator()(std::size_t c) const {
+    std::uint64_t x = c;
+    do x = (x * mul + add) & mask;
+    while (x >= d);
+    return x;
+  }
+};
+
+template <class T>
+basic_column<T> generate_column(const column_type& type, const table_recipe& recipe, std::uint64_t seed,
+                                const std::function<void(double)>& progress, double done, double share) {
+  const std::size_t d = distinct_for(type, recipe.distinct);
+  basic_column<T> column(type.kind == type_kind::varchar ? type.length : 255);
+  bit_packed_vector codes(bit_packed_vector::bits_for(d), recipe.rows);
+  std::uint64_t state = mix(seed ^ 0x5eed);
+  for (std::size_t r = 0; r < recipe.rows; ++r) {
+    state = mix(state);
+    __extension__ using u128 = unsigned __int128;
+    codes.push_back(static_cast<code_t>((static_cast<u128>(state) * d) >> 64));
+    if (progress && r % (1 << 22) == 0) progress(done + share * 0.3 * static_cast<double>(r) / static_cast<double>(recipe.rows));
+  }
+  const auto identity = [](std::size_t c) { return c; };
+  if (recipe.fragment == fragment_kind::main) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      column.set_main(front_coded_dictionary(generated_values<T, decltype(identity)>{&type, d, seed, identity}),
+                      std::move(codes));
+    } else {
+      huge_buffer<T> values(d);
+      for (std::size_t i = 0; i < d; ++i) values[i] = stored_value<T>(type, d, i, seed);
+      column.set_main(sorted_dictionary<T>(std::move(values)), std::move(codes));
+    }
+  } else {
+    const shuffle arrival(d, seed);
+    std::vector<code_t> by_value(d);
+    for (std::size_t c = 0; c < d; ++c) by_value[arrival(c)] = static_cast<code_t>(c);
+    if (progress) progress(done + share * 0.5);
+    column.set_delta(generated_values<T, shuffle>{&type, d, seed, arrival}, by_value, std::move(codes));
+  }
+  return column;
+}
+
+// --- CSV ---------------------------------------------------------------
+
+// Splits one CSV line; throws with the line number on a bad quote.
+std::vector<std::string> split_csv(const std::string& line, std::size_t line_number) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"' && fields.back().empty()) {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  if (quoted) throw std::invalid_argument(fmt::format("line {}: unterminated quote", line_number));
+  return fields;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The narrowest type that holds every field of a column.
+column_type infer_type(const std::vector<std::string>& fields) {
+  bool int32_ok = true, int64_ok = true, decimal_ok = true;
+  unsigned whole_digits = 1, scale = 0;
+  std::size_t longest = 1;
+  for (const std::string& f : fields) {
+    longest = std::max(longest, f.size());
+    if (int32_ok) {
+      try {
+        parse_value(column_type::integer(), f);
+      } catch (const std::invalid_argument&) {
+        int32_ok = false;
+      }
+    }
+    if (int64_ok && !int32_ok) {
+      try {
+        parse_value(column_type::bigint(), f);
+      } catch (const std::invalid_argument&) {
+        int64_ok = false;
+      }
+    }
+    if (decimal_ok) {
+      std::string_view s(f);
+      if (!s.empty() && s.front() == '-') s.remove_prefix(1);
+      const std::size_t point = s.find('.');
+      std::string_view whole = s.substr(0, point);
+      const std::string_view frac = point == std::string_view::npos ? std::string_view{} : s.substr(point + 1);
+      whole.remove_prefix(std::min(whole.find_first_not_of('0'), whole.size()));
+      if ((!whole.empty() && !all_digits(whole)) || (!frac.empty() && !all_digits(frac)) ||
+          (s.empty() || s == ".")) {
+        decimal_ok = false;
+      } else {
+        whole_digits = std::max<unsigned>(whole_digits, static_cast<unsigned>(whole.size()));
+        scale = std::max<unsigned>(scale, static_cast<unsigned>(frac.size()));
+      }
+    }
+  }
+  if (int32_ok) return column_type::integer();
+  if (int64_ok) return column_type::bigint();
+  if (decimal_ok && whole_digits + scale <= 18) return column_type::decimal(whole_digits + scale, scale);
+  if (longest > 255) throw std::invalid_argument("a value is longer than 255 bytes, the longest VARCHAR");
+  return column_type::varchar(static_cast<unsigned>(longest));
+}
+
+template <class T>
+basic_column<T> main_column(std::vector<T> values, unsigned max_length) {
+  std::vector<T> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  bit_packed_vector codes(bit_packed_vector::bits_for(sorted.size()), values.size());
+  for (const T& v : values) {
+    codes.push_back(static_cast<code_t>(std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin()));
+  }
+  basic_column<T> column(max_length);
+  if constexpr (std::is_same_v<T, std::string>) {
+    column.set_main(front_coded_dictionary(sorted), std::move(codes));
+  } else {
+    huge_buffer<T> dict(sorted.size());
+    std::copy(sorted.begin(), sorted.end(), dict.data());
+    column.set_main(sorted_dictionary<T>(std::move(dict)), std::move(codes));
+  }
+  return column;
+}
+
+}  // namespace
+
+// --- table -------------------------------------------------------------
+
+const table_column& table::column(std::string_view name) const {
+  for (const auto& c : columns_)
+    if (c.name == name) return c;
+  throw std::invalid_argument(fmt::format("no column '{}'", name));
+}
+
+std::size_t table::dictionary_bytes() const noexcept {
+  std::size_t n = 0;
+  for (const auto& c : columns_) n += std::visit([](const auto& col) { return col.dictionary_bytes(); }, c.data);
+  return n;
+}
+
+std::size_t table::bytes() const noexcept {
+  std::size_t n = 0;
+  for (const auto& c : columns_) n += std::visit([](const auto& col) { return col.bytes(); }, c.data);
+  return n;
+}
+
+table_column& table::add_column(std::string name, column_type type) {
+  if (rows_ > 0) throw std::logic_error("columns are added before the first row");
+  for (const auto& c : columns_)
+    if (c.name == name) throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
+  const unsigned length = type.kind == type_kind::varchar ? type.length : 255;
+  any_column data = [&]() -> any_column {
+    switch (type.kind) {
+      case type_kind::integer: return basic_column<std::int32_t>(length);
+      case type_kind::varchar: return basic_column<std::string>(length);
+      default: return basic_column<std::int64_t>(length);
+    }
+  }();
+  columns_.push_back(table_column{std::move(name), type, std::move(data)});
+  return columns_.back();
+}
+
+void table::set_column_data(std::size_t i, any_column data) {
+  const std::size_t rows = std::visit([](const auto& c) { return c.rows(); }, data);
+  if (i == 0) {
+    rows_ = rows;
+  } else if (rows != rows_) {
+    throw std::invalid_argument("every column of a table has the same number of rows");
+  }
+  columns_.at(i).data = std::move(data);
+}
+
+void table::insert(std::span<const value> row) {
+  if (row.size() != columns_.size()) {
+    throw std::invalid_argument(fmt::format("a row has {} values, the table {} columns", row.size(), columns_.size()));
+  }
+  // Check every value first, so that a bad one leaves no half-inserted row.
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const column_type& t = columns_[i].type;
+    const value& v = row[i];
+    const bool ok = (t.kind == type_kind::integer && std::holds_alternative<std::int32_t>(v)) ||
+                    (t.kind == type_kind::bigint && std::holds_alternative<std::int64_t>(v)) ||
+                    (t.kind == type_kind::decimal && std::holds_alternative<decimal>(v) &&
+                     std::get<decimal>(v).scale == t.scale) ||
+                    (t.kind == type_kind::varchar && std::holds_alternative<std::string>(v) &&
+                     std::get<std::string>(v).size() <= t.length);
+    if (!ok) {
+      throw std::invalid_argument(
+          fmt::format("'{}' does not fit column '{}' ({})", format_value(v), columns_[i].name, t.name()));
+    }
+  }
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    std::visit(overloaded{[&](basic_column<std::int32_t>& c) { c.insert(std::get<std::int32_t>(row[i])); },
+                          [&](basic_column<std::int64_t>& c) {
+                            c.insert(std::holds_alternative<decimal>(row[i]) ? std::get<decimal>(row[i]).units
+                                                                              : std::get<std::int64_t>(row[i]));
+                          },
+                          [&](basic_column<std::string>& c) { c.insert(std::get<std::string>(row[i])); }},
+               columns_[i].data);
+  }
+  ++rows_;
+}
+
+void table::merge() {
+  for (auto& c : columns_) std::visit([](auto& col) { col.merge(); }, c.data);
+}
+
+std::vector<value> table::row(std::size_t r) const {
+  std::vector<value> out;
+  for (const auto& c : columns_) {
+    out.push_back(std::visit([&](const auto& col) { return to_value(c.type, col.at(r)); }, c.data));
+  }
+  return out;
+}
+
+value to_value(const column_type&, std::int32_t v) { return v; }
+value to_value(const column_type& type, std::int64_t v) {
+  if (type.kind == type_kind::decimal) return decimal{v, type.scale};
+  return v;
+}
+value to_value(const column_type&, const std::string& v) { return v; }
+
+// --- generation ----------------------------------------------------------
+
+void validate(const table_recipe& recipe) {
+  if (recipe.rows == 0) throw std::invalid_argument("a table needs at least one row");
+  if (recipe.columns == 0) throw std::invalid_argument("a table needs at least one column");
+  if (recipe.types.empty()) throw std::invalid_argument("a table needs at least one column type");
+  if (recipe.distinct == 0) throw std::invalid_argument("a column needs at least one distinct value");
+  if (recipe.distinct > (std::size_t{1} << 32)) throw std::invalid_argument("at most 2^32 distinct values per column");
+}
+
+std::size_t estimated_bytes(const table_recipe& recipe) {
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < recipe.columns; ++c) {
+    const column_type& t = recipe.types[c % recipe.types.size()];
+    const std::size_t d = distinct_for(t, recipe.distinct);
+    const std::size_t value_bytes = t.kind == type_kind::integer ? 4
+                                    : t.kind == type_kind::varchar ? std::size_t{t.length} + 1
+                                                                   : 8;
+    std::size_t dict = d * value_bytes;
+    // Delta: the tree (3/4 full nodes of 4-byte codes) and the arrival order while loading.
+    if (recipe.fragment == fragment_kind::delta) dict += d * 4 * 4 / 3 + d * 4;
+    total += dict + recipe.rows * bit_packed_vector::bits_for(d) / 8;
+  }
+  return total;
+}
+
+table generate_table(const table_recipe& recipe, const std::function<void(double)>& progress) {
+  validate(recipe);
+  table t;
+  for (std::size_t c = 0; c < recipe.columns; ++c) {
+    const column_type& type = recipe.types[c % recipe.types.size()];
+    t.add_column(fmt::format("c{}", c), type);
+  }
+  const double share = 1.0 / static_cast<double>(recipe.columns);
+  for (std::size_t c = 0; c < recipe.columns; ++c) {
+    const column_type type = t.column(c).type;
+    const std::uint64_t seed = mix(recipe.seed + c);
+    const double done = share * static_cast<double>(c);
+    if (progress) progress(done);
+    switch (type.kind) {
+      case type_kind::integer:
+        t.set_column_data(c, generate_column<std::int32_t>(type, recipe, seed, progress, done, share));
+        break;
+      case type_kind::varchar:
+        t.set_column_data(c, generate_column<std::string>(type, recipe, seed, progress, done, share));
+        break;
+      default:
+        t.set_column_data(c, generate_column<std::int64_t>(type, recipe, seed, progress, done, share));
+        break;
+    }
+  }
+  if (progress) progress(1);
+  return t;
+}
+
+value generated_value(const table_recipe& recipe, std::size_t column, std::size_t i) {
+  const column_type& type = recipe.types[column % recipe.types.size()];
+  const std::uint64_t seed = mix(recipe.seed + column);
+  const std::size_t d = distinct_for(type, recipe.distinct);
+  switch (type.kind) {
+    case type_kind::integer: return stored_value<std::int32_t>(type, d, i % d, seed);
+    case type_kind::varchar: return stored_value<std::string>(type, d, i % d, seed);
+    default: return to_value(type, stored_value<std::int64_t>(type, d, i % d, seed));
+  }
+}
+
+// --- CSV -----------------------------------------------------------------
+
+table load_csv(const std::string& path, const std::vector<column_type>& types) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+  std::string line;
+  if (!std::getline(in, line)) throw std::invalid_argument(fmt::format("'{}' is empty: a header line is needed", path));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> names = split_csv(line, 1);
+  if (!types.empty() && types.size() != names.size()) {
+    throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
+  }
+  std::vector<std::vector<std::string>> fields(names.size());
+  std::vector<std::size_t> line_of;  // file line of each row
+  for (std::size_t number = 2; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> row = split_csv(line, number);
+    if (row.size() != names.size()) {
+      throw std::invalid_argument(
+          fmt::format("line {}: {} fields, but the header has {} columns", number, row.size(), names.size()));
+    }
+    for (std::size_t c = 0; c < row.size(); ++c) fields[c].push_back(std::move(row[c]));
+    line_of.push_back(number);
+  }
+  if (line_of.empty()) throw std::invalid_argument(fmt::format("'{}' has no rows", path));
+
+  table t;
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    column_type type;
+    if (!types.empty()) {
+      type = types[c];
+    } else {
+      try {
+        type = infer_type(fields[c]);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("column '{}': {}", names[c], e.what()));
+      }
+    }
+    t.add_column(names[c], type);
+  }
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    const column_type type = t.column(c).type;
+    std::vector<value> values;
+    values.reserve(fields[c].size());
+    for (std::size_t r = 0; r < fields[c].size(); ++r) {
+      try {
+        values.push_back(parse_value(type, fields[c][r]));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("line {}, column '{}': {}", line_of[r], names[c], e.what()));
+      }
+    }
+    fields[c].clear();
+    fields[c].shrink_to_fit();
+    switch (type.kind) {
+      case type_kind::integer: {
+        std::vector<std::int32_t> v;
+        for (const auto& x : values) v.push_back(std::get<std::int32_t>(x));
+        t.set_column_data(c, main_column(std::move(v), 255));
+        break;
+      }
+      case type_kind::varchar: {
+        std::vector<std::string> v;
+        for (auto& x : values) v.push_back(std::move(std::get<std::string>(x)));
+        t.set_column_data(c, main_column(std::move(v), type.length));
+        break;
+      }
+      default: {
+        std::vector<std::int64_t> v;
+        for (const auto& x : values) {
+          v.push_back(type.kind == type_kind::decimal ? std::get<decimal>(x).units : std::get<std::int64_t>(x));
+        }
+        t.set_column_data(c, main_column(std::move(v), 255));
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace weave::column

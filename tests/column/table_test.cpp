@@ -1,0 +1,192 @@
+// Tables against a row-store oracle (a vector of rows): both queries under
+// each scheduler, across Main and Delta, every type; generated tables hold
+// the values generated_value names; CSV loading and its errors.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "weave/column/query.hpp"
+#include "weave/column/table.hpp"
+#include "weave/exec/adaptive_scheduler.hpp"
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+
+namespace weave::column {
+namespace {
+
+const std::vector<column_type> every_type{column_type::integer(), column_type::bigint(),
+                                          column_type::decimal(9, 2), column_type::varchar(12)};
+
+value random_value(const column_type& type, std::size_t distinct, std::mt19937_64& rng) {
+  const std::int64_t x = static_cast<std::int64_t>(rng() % distinct) * 37 - 500;
+  switch (type.kind) {
+    case type_kind::integer: return static_cast<std::int32_t>(x);
+    case type_kind::bigint: return x * 1'000'000'007;
+    case type_kind::decimal: return decimal{x * 13, type.scale};
+    case type_kind::varchar: return "v" + std::to_string(x);
+  }
+  return 0;
+}
+
+// Runs `check(scheduler, name)` under each scheduler.
+template <class Check>
+void for_each_scheduler(Check check) {
+  sequential_scheduler seq;
+  check(seq, "sequential");
+  for (std::size_t g : {1u, 4u, 16u}) {
+    interleaved_scheduler inter{g};
+    check(inter, "interleaved-" + std::to_string(g));
+    batched_scheduler batch{g};
+    check(batch, "batched-" + std::to_string(g));
+  }
+  adaptive_options small;
+  small.window = 16;
+  adaptive_scheduler adaptive{small};
+  check(adaptive, "adaptive");
+}
+
+TEST(table, queries_match_a_row_store_across_main_and_delta) {
+  std::mt19937_64 rng(6);
+  for (std::size_t distinct : {3u, 200u}) {
+    table t;
+    for (std::size_t c = 0; c < 8; ++c) t.add_column("c" + std::to_string(c), every_type[c % every_type.size()]);
+    std::vector<std::vector<value>> oracle;
+    const auto add_rows = [&](std::size_t n) {
+      for (std::size_t r = 0; r < n; ++r) {
+        std::vector<value> row;
+        for (std::size_t c = 0; c < t.column_count(); ++c) row.push_back(random_value(t.column(c).type, distinct, rng));
+        t.insert(row);
+        oracle.push_back(row);
+      }
+    };
+    add_rows(700);
+    t.merge();
+    add_rows(300);  // rows 700.. are in Delta
+    ASSERT_EQ(t.rows(), oracle.size());
+
+    for_each_scheduler([&](auto& scheduler, const std::string& name) {
+      std::vector<value> got;
+      for (std::size_t r : {0u, 1u, 350u, 699u, 700u, 701u, 999u}) {
+        fetch_row(t, r, scheduler, got);
+        ASSERT_EQ(got, oracle[r]) << name << ", row " << r;
+      }
+      for (std::size_t c = 0; c < t.column_count(); ++c) {
+        std::vector<value> list;
+        for (int k = 0; k < 5; ++k) list.push_back(random_value(t.column(c).type, 2 * distinct, rng));
+        std::size_t expected = 0;
+        for (const auto& row : oracle) expected += std::count(list.begin(), list.end(), row[c]) > 0 ? 1 : 0;
+        EXPECT_EQ(count_in(t, t.column(c).name, list, scheduler), expected) << name << ", column " << c;
+
+        const value key = list.front();
+        const auto it = std::find_if(oracle.begin(), oracle.end(), [&](const auto& row) { return row[c] == key; });
+        const auto found = find_row(t, t.column(c).name, key, scheduler);
+        if (it == oracle.end()) {
+          EXPECT_FALSE(found) << name;
+        } else {
+          ASSERT_TRUE(found) << name;
+          EXPECT_EQ(*found, static_cast<std::size_t>(it - oracle.begin())) << name;
+        }
+      }
+    });
+  }
+}
+
+TEST(table, rejects_values_that_do_not_fit_and_inserts_nothing) {
+  table t;
+  t.add_column("id", column_type::integer());
+  t.add_column("price", column_type::decimal(6, 2));
+  t.add_column("name", column_type::varchar(3));
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{100, 2}, std::string("long")}), std::invalid_argument);
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{100, 1}, std::string("ok")}), std::invalid_argument);
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}}), std::invalid_argument);
+  EXPECT_EQ(t.rows(), 0u);
+  for (std::size_t c = 0; c < t.column_count(); ++c) {
+    EXPECT_EQ(std::visit([](const auto& col) { return col.rows(); }, t.column(c).data), 0u);
+  }
+  sequential_scheduler seq;
+  EXPECT_THROW(count_in(t, "nope", std::vector<value>{}, seq), std::invalid_argument);
+  EXPECT_THROW(count_in(t, "id", std::vector<value>{std::string("x")}, seq), std::invalid_argument);
+}
+
+TEST(table, generated_tables_hold_the_generated_values) {
+  for (const auto fragment : {fragment_kind::main, fragment_kind::delta}) {
+    table_recipe recipe;
+    recipe.rows = 3000;
+    recipe.columns = 5;
+    recipe.types = {column_type::integer(), column_type::decimal(12, 2), column_type::varchar(10),
+                    column_type::bigint()};
+    recipe.distinct = 500;
+    recipe.fragment = fragment;
+    const table t = generate_table(recipe);
+    ASSERT_EQ(t.rows(), recipe.rows);
+    interleaved_scheduler inter{8};
+    for (std::size_t c = 0; c < recipe.columns; ++c) {
+      // Every generated value is present; their counts add up to all rows.
+      std::vector<value> all;
+      for (std::size_t i = 0; i < recipe.distinct; ++i) all.push_back(generated_value(recipe, c, i));
+      EXPECT_TRUE(std::is_sorted(all.begin(), all.end())) << "column " << c;
+      EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "column " << c;
+      EXPECT_EQ(count_in(t, t.column(c).name, all, inter), recipe.rows) << "column " << c;
+    }
+    std::vector<value> got;
+    for (std::size_t r : {0u, 1u, 1500u, 2999u}) {
+      fetch_row(t, r, inter, got);
+      EXPECT_EQ(got, t.row(r));
+    }
+  }
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/weave-csv-XXXXXX";
+  const int fd = mkstemp(name);
+  EXPECT_GE(fd, 0);
+  std::FILE* f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return name;
+}
+
+TEST(csv, loads_and_infers_types) {
+  const std::string path = write_temp(
+      "id,amount,big,name\n"
+      "1,12.5,9000000000,\"Smith, J.\"\n"
+      "2,-3,1,plain\r\n"
+      "\n"
+      "3,0.25,2,\"say \"\"hi\"\"\"\n");
+  const table t = load_csv(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.rows(), 3u);
+  EXPECT_EQ(t.column("id").type, column_type::integer());
+  EXPECT_EQ(t.column("amount").type, column_type::decimal(4, 2));
+  EXPECT_EQ(t.column("big").type, column_type::bigint());
+  EXPECT_EQ(t.column("name").type, column_type::varchar(9));
+  EXPECT_EQ(t.row(0), (std::vector<value>{std::int32_t{1}, decimal{1250, 2}, std::int64_t{9000000000},
+                                          std::string("Smith, J.")}));
+  EXPECT_EQ(t.row(2)[3], value(std::string("say \"hi\"")));
+  EXPECT_EQ(t.row(1)[1], value(decimal{-300, 2}));
+}
+
+TEST(csv, a_bad_line_names_its_line_and_column) {
+  const std::string path = write_temp("id,price\n1,2.50\n2,x\n");
+  try {
+    load_csv(path, {column_type::integer(), column_type::decimal(5, 2)});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("line 3, column 'price'", 0), 0u) << e.what();
+  }
+  std::remove(path.c_str());
+  const std::string short_line = write_temp("a,b\n1,2\n3\n");
+  EXPECT_THROW(load_csv(short_line), std::invalid_argument);
+  std::remove(short_line.c_str());
+  EXPECT_THROW(load_csv("/nonexistent/weave.csv"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace weave::column
