@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "bench/lookup/lookup_bench.hpp"
+#include "bench/workload/median.hpp"
 #include "weave/exec/switch_cost.hpp"
 
 namespace weave::bench {
@@ -19,11 +20,6 @@ double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, s
   const auto stop = std::chrono::steady_clock::now();
   return std::chrono::duration<double, std::nano>(stop - start).count() /
          static_cast<double>(passes * (last - first));
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -51,11 +47,11 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   }
   const variant_result probe = w.run(variant::coro, 8, 0, n, adaptive_options{});
   r.stages_per_lookup = static_cast<double>(probe.suspensions) / static_cast<double>(n);
-  r.sequential_ns = median_of(seq_cold);
+  r.sequential_ns = median(seq_cold);
   const double s = std::max(r.stages_per_lookup, 1e-9);
-  r.costs.compute_ns = median_of(seq_warm) / s;
-  r.costs.stall_ns = std::max(r.sequential_ns - median_of(seq_warm), 0.0) / s;
-  r.costs.switch_ns = std::max(median_of(int_warm) - median_of(seq_warm), 0.0) / s;
+  r.costs.compute_ns = median(seq_warm) / s;
+  r.costs.stall_ns = std::max(r.sequential_ns - median(seq_warm), 0.0) / s;
+  r.costs.switch_ns = std::max(median(int_warm) - median(seq_warm), 0.0) / s;
   r.predicted_group = group_size(r.costs);
   r.predicted_speedup = max_speedup(r.costs);
 
@@ -70,7 +66,7 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   if (verbose) std::fprintf(stderr, "\r%60s\r", "");
   double best = 1e300;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const double measured = median_of(samples[g]);
+    const double measured = median(samples[g]);
     r.measured_ns.push_back(measured);
     // Below the optimal group a round of G lookups waits for one stall; above it,
     // each stage costs compute + switch. Neither beats the memory system's ceiling.

@@ -9,11 +9,14 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "group_sweep_script.hpp"  // generated from bench/plot/group_sweep.py
+#include "dictionary_sweep_script.hpp"  // generated from bench/plot/dictionary_sweep.py
+#include "group_sweep_script.hpp"       // generated from bench/plot/group_sweep.py
 
 namespace weave::bench {
 
-void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
+namespace {
+
+void plot(const char* script, const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
   if (rows.empty()) throw std::runtime_error("nothing to plot");
   char data_path[] = "/tmp/weave-plot-XXXXXX";
   const int fd = ::mkstemp(data_path);
@@ -28,13 +31,23 @@ void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std
   const std::string command = fmt::format("{} - '{}' '{}' 2>&1", python, data_path, png);
   FILE* pipe = ::popen(command.c_str(), "w");
   if (pipe == nullptr) throw std::runtime_error("cannot start python3 for the plot");
-  std::fputs(group_sweep_script, pipe);
+  std::fputs(script, pipe);
   const int status = ::pclose(pipe);
   std::filesystem::remove(data_path);
   if (status != 0) {
     throw std::runtime_error(fmt::format(
         "plotting to '{}' failed (is python3-matplotlib installed? apt-get install python3-matplotlib)", png));
   }
+}
+
+}  // namespace
+
+void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
+  plot(group_sweep_script, rows, png);
+}
+
+void plot_dictionary_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
+  plot(dictionary_sweep_script, rows, png);
 }
 
 }  // namespace weave::bench

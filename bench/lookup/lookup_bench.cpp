@@ -6,17 +6,12 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
 
 namespace weave::bench {
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 bool uses_group(variant v) { return v == variant::gp || v == variant::amac || v == variant::coro; }
 

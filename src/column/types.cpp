@@ -100,7 +100,7 @@ value parse_value(const column_type& type, std::string_view text) {
   const auto integer = [&](auto& v) {
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (t.empty() || ec != std::errc{} || end != t.data() + t.size()) {
-      throw std::invalid_argument(fmt::format("'{}' is not a {}", t, type.name()));
+      throw std::invalid_argument(fmt::format("'{}' is not a valid {}", t, type.name()));
     }
   };
   switch (type.kind) {
@@ -128,7 +128,7 @@ value parse_value(const column_type& type, std::string_view text) {
       const std::size_t significant = whole.size() - std::min(whole.find_first_not_of('0'), whole.size());
       if (!digits || (whole.empty() && frac.empty()) || frac.size() > type.scale ||
           significant + type.scale > type.precision) {
-        throw std::invalid_argument(fmt::format("'{}' is not a {}", t, type.name()));
+        throw std::invalid_argument(fmt::format("'{}' is not a valid {}", t, type.name()));
       }
       std::int64_t units = 0;
       for (char c : whole) units = units * 10 + (c - '0');

@@ -31,4 +31,30 @@ expect_usage_error bench mlp --chains 65
 expect_usage_error bench mlp --bytes 1Ti
 expect_usage_error bench nothing
 expect_usage_error
+expect_usage_error bench in-predicate --type float
+expect_usage_error bench in-predicate --fragment middle
+expect_usage_error bench in-predicate --values 0
+expect_usage_error bench in-predicate --distinct 0
+expect_usage_error bench in-predicate --rows 100Ti
+expect_usage_error bench in-predicate --variants sequential,fast
+expect_usage_error bench reconstruct --columns 0
+expect_usage_error bench reconstruct --types int,text
+expect_usage_error bench reconstruct --queries 0
+expect_usage_error query in --random 5
+expect_usage_error query in --generate rows=10,colour=red --random 5
+expect_usage_error query in --generate rows=10 --csv x.csv --random 5
+expect_usage_error query in --generate rows=10 --random 5 --variant fastest
+expect_usage_error query in --csv /nonexistent/table.csv --random 5
+expect_usage_error query row --generate rows=10 --key notanumber
+expect_usage_error query row --generate rows=10 --key 1 --key-column nope
+# A CSV file with a bad line: the error names the line and the column.
+csv=$(mktemp)
+printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"
+expect_usage_error query in --csv "$csv" --types 'INTEGER,DECIMAL(5,2)' --random 1
+err=$("$weave" query in --csv "$csv" --types 'INTEGER,DECIMAL(5,2)' --random 1 2>&1 >/dev/null)
+case "$err" in
+  *"line 3, column 'price'"*) echo "ok: the CSV error names line 3, column 'price'" ;;
+  *) echo "FAIL: CSV error was: $err"; status=1 ;;
+esac
+rm -f "$csv"
 exit $status

@@ -48,6 +48,8 @@ struct adaptive_decision {
 
 class adaptive_scheduler {
  public:
+  static constexpr std::size_t min_window = 16;
+
   explicit adaptive_scheduler(adaptive_options options = {}) : options_(options) {
     options_.max_group = std::clamp<std::size_t>(options_.max_group, 2, detail::max_group);
     options_.probe_group = std::clamp<std::size_t>(options_.probe_group, 2, options_.max_group);
@@ -64,7 +66,10 @@ class adaptive_scheduler {
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
     run_stats total;
     std::size_t pos = first;
-    if (!calibrated_ && last - first >= 6 * options_.window) pos = calibrate(pos, make, sink, total);
+    // A run too short for full windows calibrates on shorter ones (down to
+    // min_window requests), so that short queries need not run sequentially.
+    const std::size_t w = std::min(options_.window, (last - first) / 6);
+    if (!calibrated_ && w >= min_window) pos = calibrate(pos, w, make, sink, total);
     while (pos < last) {
       const std::size_t chunk = std::min(interval_, last - pos);
       total += run_current(pos, pos + chunk, make, sink).stats;
@@ -102,8 +107,7 @@ class adaptive_scheduler {
   }
 
   template <class Make, class Sink>
-  std::size_t calibrate(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
-    const std::size_t w = options_.window;
+  std::size_t calibrate(std::size_t pos, std::size_t w, Make& make, Sink& sink, run_stats& total) {
     const timed seq = run_with(false, 1, pos, pos + w, make, sink);
     sequential_ns_ = seq.ns_per_request;
     const timed probe = run_with(true, options_.probe_group, pos + w, pos + 2 * w, make, sink);

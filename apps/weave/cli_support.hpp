@@ -1,0 +1,42 @@
+#pragma once
+// What every `weave` command shares: list parsing, the memory check, JSON
+// lines on stdout, and the table of parsed subcommands and their actions.
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weave::cli {
+
+// "a,b,c" -> {"a","b","c"}; an empty item is bad input.
+std::vector<std::string> split(const std::string& list);
+// Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
+std::vector<std::size_t> parse_sizes(const std::string& list);
+// Refuses (as bad input) what would not fit in the memory available.
+void require_memory(std::size_t bytes, const std::string& what);
+void print(const nlohmann::ordered_json& j);
+
+// Subcommands and what to run when one of them was given.
+class command_table {
+ public:
+  void add(CLI::App* command, std::function<int()> run) { commands_.emplace_back(command, std::move(run)); }
+  // Runs the parsed command; returns its exit status.
+  int run() const {
+    for (const auto& [command, action] : commands_)
+      if (command->parsed()) return action();
+    return 0;
+  }
+
+ private:
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
+};
+
+void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands);
+void add_column_commands(CLI::App& bench, CLI::App& query, command_table& commands);
+
+}  // namespace weave::cli

@@ -1,0 +1,425 @@
+// The column store's commands: `weave bench in-predicate`, `weave bench
+// reconstruct`, `weave query in` and `weave query row`.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/column/column_bench.hpp"
+#include "bench/plot.hpp"
+#include "bench/workload/size.hpp"
+#include "cli_support.hpp"
+#include "weave/column/query.hpp"
+#include "weave/exec/adaptive_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+
+namespace weave::cli {
+
+namespace {
+
+using bench::column_variant;
+using bench::parse_size;
+using column::column_type;
+using column::fragment_kind;
+
+// Splits at `sep` outside parentheses, so "DECIMAL(12,2),INT" is two items.
+std::vector<std::string> split_outside_parentheses(const std::string& s, char sep) {
+  std::vector<std::string> out(1);
+  int depth = 0;
+  for (char c : s) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == sep && depth == 0) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  for (const auto& item : out)
+    if (item.empty()) throw std::invalid_argument(fmt::format("empty item in '{}'", s));
+  return out;
+}
+
+fragment_kind parse_fragment(const std::string& name) {
+  if (name == "main") return fragment_kind::main;
+  if (name == "delta") return fragment_kind::delta;
+  throw std::invalid_argument(fmt::format("unknown fragment '{}' (main or delta)", name));
+}
+
+std::vector<column_type> parse_type_list(const std::string& list, char sep) {
+  std::vector<column_type> types;
+  for (const auto& name : split_outside_parentheses(list, sep)) {
+    for (const auto& t : bench::parse_column_types(name)) types.push_back(t);
+  }
+  return types;
+}
+
+// --generate rows=1M,columns=4,types=int+decimal+varchar,distinct=1000,fragment=main,seed=42
+column::table_recipe parse_recipe(const std::string& spec) {
+  column::table_recipe r;
+  bool distinct_given = false;
+  for (const auto& item : split_outside_parentheses(spec, ',')) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument(fmt::format("'{}' in --generate is not key=value", item));
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (key == "rows") {
+      r.rows = parse_size(val);
+    } else if (key == "columns") {
+      r.columns = parse_size(val);
+    } else if (key == "types") {
+      r.types = parse_type_list(val, '+');
+    } else if (key == "distinct") {
+      r.distinct = parse_size(val);
+      distinct_given = true;
+    } else if (key == "fragment") {
+      r.fragment = parse_fragment(val);
+    } else if (key == "seed") {
+      r.seed = parse_size(val);
+    } else {
+      throw std::invalid_argument(
+          fmt::format("unknown key '{}' in --generate (rows, columns, types, distinct, fragment, seed)", key));
+    }
+  }
+  if (!distinct_given) r.distinct = r.rows;
+  return r;
+}
+
+// Where a query's table comes from: --generate SPEC or --csv FILE [--types ...].
+struct table_source {
+  std::string generate;
+  std::string csv;
+  std::string types;
+  bool quiet = false;
+
+  void add(CLI::App& app) {
+    app.add_option("--generate", generate,
+                   "make a table: rows=N,columns=C,types=int+decimal+varchar,distinct=D,fragment=main|delta,seed=S");
+    app.add_option("--csv", csv, "load a table from a CSV file with a header line");
+    app.add_option("--types", types, "column types of the CSV file, comma-separated (default: inferred)");
+    app.add_flag("--quiet", quiet, "no progress or timing on stderr");
+  }
+
+  // For --generate, the column a query names (empty: the first) and its
+  // type, checked before the table is made; nothing for --csv.
+  std::optional<column_type> generated_type(const std::string& column) const {
+    if (generate.empty() == csv.empty()) throw std::invalid_argument("give exactly one of --generate and --csv");
+    if (generate.empty()) return std::nullopt;
+    const column::table_recipe recipe = parse_recipe(generate);
+    column::validate(recipe);
+    std::size_t index = 0;
+    if (!column.empty()) {
+      while (index < recipe.columns && fmt::format("c{}", index) != column) ++index;
+      if (index == recipe.columns) throw std::invalid_argument(fmt::format("no column '{}'", column));
+    }
+    return recipe.types[index % recipe.types.size()];
+  }
+
+  column::table load() const {
+    if (generate.empty() == csv.empty()) throw std::invalid_argument("give exactly one of --generate and --csv");
+    if (!csv.empty()) {
+      std::vector<column_type> t;
+      if (!types.empty()) {
+        for (const auto& name : split_outside_parentheses(types, ',')) t.push_back(column_type::parse(name));
+      }
+      return column::load_csv(csv, t);
+    }
+    if (!types.empty()) throw std::invalid_argument("--types goes with --csv; --generate takes types=...");
+    const column::table_recipe recipe = parse_recipe(generate);
+    column::validate(recipe);
+    require_memory(column::estimated_bytes(recipe), "this table");
+    return bench::make_bench_table(recipe, !quiet);
+  }
+};
+
+// The scheduler a query runs under.
+struct execution {
+  std::string variant = "auto";
+  std::size_t group = 16;
+
+  void add(CLI::App& app) {
+    app.add_option("--variant", variant, "sequential | interleaved | auto")->capture_default_str();
+    app.add_option("--group", group, "group size of the interleaved variant")->capture_default_str();
+  }
+
+  // Calls f(scheduler) under the chosen scheduler; returns a description.
+  template <class F>
+  std::string run(F&& f) const {
+    const column_variant v = bench::parse_column_variant(variant);
+    switch (v) {
+      case column_variant::sequential: {
+        sequential_scheduler s;
+        f(s);
+        return "sequential";
+      }
+      case column_variant::interleaved: {
+        if (group < 1 || group > interleaved_scheduler::max_group) {
+          throw std::invalid_argument(fmt::format("group size {} is outside 1..256", group));
+        }
+        interleaved_scheduler s{group};
+        f(s);
+        return fmt::format("interleaved, G={}", group);
+      }
+      case column_variant::adaptive: {
+        adaptive_scheduler s;
+        f(s);
+        return s.decision().interleave ? fmt::format("auto: interleaved, G={}", s.decision().group)
+                                       : "auto: sequential";
+      }
+    }
+    return "";
+  }
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct bench_cli {
+  std::string rows = "1M";
+  std::string distinct = "1M";
+  std::string variants = "sequential,interleaved,auto";
+  std::string groups = "16";
+  std::size_t repeat = 3;
+  std::uint64_t seed = 42;
+  std::string plot;
+  bool quiet = false;
+
+  void add(CLI::App& app) {
+    app.add_option("--rows", rows, "rows of the table")->capture_default_str();
+    app.add_option("--variants", variants, "sequential,interleaved,auto")->capture_default_str();
+    app.add_option("--group", groups, "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
+        ->capture_default_str();
+    app.add_option("--repeat", repeat, "runs per variant; the median is reported")->capture_default_str();
+    app.add_option("--seed", seed, "random seed")->capture_default_str();
+    app.add_option("--plot", plot, "write a PNG of time per query against dictionary size");
+    app.add_flag("--quiet", quiet, "no progress on stderr");
+  }
+
+  void fill(bench::column_bench_options& o, column::table_recipe& recipe) const {
+    o.variants.clear();
+    for (const auto& v : split(variants)) o.variants.push_back(bench::parse_column_variant(v));
+    if (groups == "auto") {
+      o.group_auto = true;
+    } else {
+      o.groups = parse_sizes(groups);
+    }
+    o.repeat = repeat;
+    o.verbose = !quiet;
+    recipe.rows = parse_size(rows);
+    recipe.seed = seed;
+  }
+};
+
+}  // namespace
+
+void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table& commands) {
+  // --- weave bench in-predicate ---
+  struct in_cli : bench_cli {
+    std::string type = "int";
+    std::string fragment = "main";
+    std::string values = "10K";
+  };
+  auto in = std::make_shared<in_cli>();
+  auto* in_cmd = bench_app.add_subcommand("in-predicate", "COUNT(*) WHERE C IN (list): sequential vs interleaved locate");
+  in->add(*in_cmd);
+  in_cmd->add_option("--distinct", in->distinct, "distinct values (dictionary size); a comma list sweeps")
+      ->capture_default_str();
+  in_cmd->add_option("--type", in->type, "int | bigint | decimal | varchar, or an SQL type")->capture_default_str();
+  in_cmd->add_option("--fragment", in->fragment, "main | delta")->capture_default_str();
+  in_cmd->add_option("--values", in->values, "values in the IN list")->capture_default_str();
+  commands.add(in_cmd, [in] {
+    bench::in_predicate_options o;
+    in->fill(o, o.recipe);
+    o.type = in->type;
+    o.recipe.types = bench::parse_column_types(in->type);
+    if (o.recipe.types.size() != 1) throw std::invalid_argument("--type takes one type");
+    o.recipe.fragment = parse_fragment(in->fragment);
+    o.values = parse_size(in->values);
+    const auto sweep = parse_sizes(in->distinct);
+    std::size_t largest = 0;
+    for (std::size_t d : sweep) {
+      o.recipe.distinct = d;
+      bench::validate(o);
+      largest = std::max(largest, column::estimated_bytes(o.recipe));
+    }
+    require_memory(largest, "this benchmark");
+    std::vector<nlohmann::ordered_json> all;
+    for (std::size_t d : sweep) {
+      o.recipe.distinct = d;
+      const column::table t = bench::make_bench_table(o.recipe, o.verbose);
+      for (auto& j : bench::run_in_predicate_bench(o, t)) {
+        print(j);
+        all.push_back(std::move(j));
+      }
+    }
+    if (!in->plot.empty()) bench::plot_dictionary_sweep(all, in->plot);
+    return 0;
+  });
+
+  // --- weave bench reconstruct ---
+  struct reconstruct_cli : bench_cli {
+    std::string columns = "100";
+    std::string types = "int";
+    std::string queries = "1000";
+  };
+  auto rc = std::make_shared<reconstruct_cli>();
+  rc->distinct = "rows";
+  auto* rc_cmd = bench_app.add_subcommand("reconstruct", "SELECT * of random rows: columns fetched sequentially or interleaved");
+  rc->add(*rc_cmd);
+  rc_cmd->add_option("--columns", rc->columns, "columns of the table")->capture_default_str();
+  rc_cmd->add_option("--types", rc->types, "int | bigint | decimal | varchar | mixed")->capture_default_str();
+  rc_cmd->add_option("--distinct", rc->distinct, "distinct values per column ('rows': all distinct); a comma list sweeps")
+      ->capture_default_str();
+  rc_cmd->add_option("--queries", rc->queries, "rows reconstructed per run")->capture_default_str();
+  commands.add(rc_cmd, [rc] {
+    bench::reconstruct_options o;
+    rc->fill(o, o.recipe);
+    o.types = rc->types;
+    o.recipe.types = bench::parse_column_types(rc->types);
+    o.recipe.columns = parse_size(rc->columns);
+    o.queries = parse_size(rc->queries);
+    const auto sweep = rc->distinct == "rows" ? std::vector<std::size_t>{o.recipe.rows} : parse_sizes(rc->distinct);
+    std::size_t largest = 0;
+    for (std::size_t d : sweep) {
+      o.recipe.distinct = d;
+      bench::validate(o);
+      largest = std::max(largest, column::estimated_bytes(o.recipe));
+    }
+    require_memory(largest, "this benchmark");
+    std::vector<nlohmann::ordered_json> all;
+    for (std::size_t d : sweep) {
+      o.recipe.distinct = d;
+      const column::table t = bench::make_bench_table(o.recipe, o.verbose);
+      for (auto& j : bench::run_reconstruct_bench(o, t)) {
+        print(j);
+        all.push_back(std::move(j));
+      }
+    }
+    if (!rc->plot.empty()) bench::plot_dictionary_sweep(all, rc->plot);
+    return 0;
+  });
+
+  // --- weave query in ---
+  struct query_in_cli {
+    table_source source;
+    execution exec;
+    std::string column;
+    std::string values_file;
+    std::string random;
+    std::uint64_t seed = 42;
+  };
+  auto qi = std::make_shared<query_in_cli>();
+  auto* qi_cmd = query_app.add_subcommand("in", "SELECT COUNT(*) FROM T WHERE C IN (values)");
+  qi->source.add(*qi_cmd);
+  qi->exec.add(*qi_cmd);
+  qi_cmd->add_option("--column", qi->column, "the column C (default: the first)");
+  qi_cmd->add_option("--values", qi->values_file, "file with one value per line");
+  qi_cmd->add_option("--random", qi->random, "use K values taken from random rows of C");
+  qi_cmd->add_option("--seed", qi->seed, "random seed of --random")->capture_default_str();
+  commands.add(qi_cmd, [qi] {
+    if (qi->values_file.empty() == qi->random.empty()) {
+      throw std::invalid_argument("give exactly one of --values and --random");
+    }
+    bench::parse_column_variant(qi->exec.variant);  // bad input before the slow part
+    const std::size_t k = qi->random.empty() ? 0 : parse_size(qi->random);
+    if (!qi->random.empty() && k == 0) throw std::invalid_argument("--random must be at least 1");
+    qi->source.generated_type(qi->column);
+    std::ifstream file;
+    if (!qi->values_file.empty()) {
+      file.open(qi->values_file);
+      if (!file) throw std::invalid_argument(fmt::format("cannot read '{}'", qi->values_file));
+    }
+    const column::table t = qi->source.load();
+    const column::table_column& c = qi->column.empty() ? t.column(0) : t.column(qi->column);
+    std::vector<column::value> values;
+    if (file.is_open()) {
+      std::string line;
+      for (std::size_t n = 1; std::getline(file, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        try {
+          values.push_back(column::parse_value(c.type, line));
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(fmt::format("{}, line {}: {}", qi->values_file, n, e.what()));
+        }
+      }
+    } else {
+      std::mt19937_64 rng(qi->seed);
+      std::size_t index = 0;
+      while (&t.column(index) != &c) ++index;
+      for (std::size_t i = 0; i < k; ++i) values.push_back(t.row(rng() % t.rows())[index]);
+    }
+    std::size_t count = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string how = qi->exec.run([&](auto& s) { count = column::count_in(t, c.name, values, s); });
+    const double ms = ms_since(start);
+    fmt::print("count: {}\n", count);
+    if (!qi->source.quiet) {
+      std::fprintf(stderr, "SELECT COUNT(*) WHERE %s IN (%zu values): %.3f ms, %s\n", c.name.c_str(), values.size(),
+                   ms, how.c_str());
+    }
+    return 0;
+  });
+
+  // --- weave query row ---
+  struct query_row_cli {
+    table_source source;
+    execution exec;
+    std::string key;
+    std::string key_column;
+  };
+  auto qr = std::make_shared<query_row_cli>();
+  auto* qr_cmd = query_app.add_subcommand(
+      "row", "SELECT * FROM T WHERE C = key: the first such row, all columns (exit 1 if there is none)");
+  qr->source.add(*qr_cmd);
+  qr->exec.add(*qr_cmd);
+  qr_cmd->add_option("--key", qr->key, "the value to find")->required();
+  qr_cmd->add_option("--key-column", qr->key_column, "the column C (default: the first)");
+  commands.add(qr_cmd, [qr] {
+    bench::parse_column_variant(qr->exec.variant);
+    if (const auto type = qr->source.generated_type(qr->key_column)) column::parse_value(*type, qr->key);
+    const column::table t = qr->source.load();
+    const column::table_column& c = qr->key_column.empty() ? t.column(0) : t.column(qr->key_column);
+    const column::value key = column::parse_value(c.type, qr->key);
+    std::optional<std::size_t> row;
+    std::vector<column::value> values;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string how = qr->exec.run([&](auto& s) {
+      row = column::find_row(t, c.name, key, s);
+      if (row) column::fetch_row(t, *row, s, values);
+    });
+    const double ms = ms_since(start);
+    if (!row) {
+      std::fprintf(stderr, "no row where %s = %s\n", c.name.c_str(), qr->key.c_str());
+      return 1;
+    }
+    std::string header, line;
+    for (std::size_t i = 0; i < t.column_count(); ++i) {
+      header += (i ? "," : "") + csv_field(t.column(i).name);
+      line += (i ? "," : "") + csv_field(column::format_value(values[i]));
+    }
+    fmt::print("{}\n{}\n", header, line);
+    if (!qr->source.quiet) std::fprintf(stderr, "row %zu: %.3f ms, %s\n", *row, ms, how.c_str());
+    return 0;
+  });
+}
+
+}  // namespace weave::cli

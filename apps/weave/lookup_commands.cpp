@@ -1,0 +1,194 @@
+// `weave demo` and the lookup-layer benchmarks: `weave bench lookup`,
+// `weave bench mlp`, `weave bench model`.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/demo.hpp"
+#include "bench/lookup/lookup_bench.hpp"
+#include "bench/mlp.hpp"
+#include "bench/model_bench.hpp"
+#include "bench/plot.hpp"
+#include "bench/workload/median.hpp"
+#include "bench/workload/size.hpp"
+#include "cli_support.hpp"
+
+namespace weave::cli {
+
+namespace {
+
+using namespace weave::bench;
+
+struct lookup_cli {
+  std::string structure = "binary-search";
+  std::string keys = "16Mi";
+  std::string lookups = "1M";
+  std::string threads = "1";
+  std::string variants = "naive,gp,amac,coro,auto";
+  std::string groups = "1,2,4,8,12,16,24,32";
+  std::string distribution = "uniform";
+  double theta = 0.99;
+  std::uint64_t seed = 42;
+  std::size_t repeat = 3;
+  std::string plot;
+  std::string ceiling_bytes = "1Gi";
+  bool quiet = false;
+
+  void add(CLI::App& app) {
+    app.add_option("--structure", structure, "binary-search | binary-search-str | hash | btree")
+        ->capture_default_str();
+    app.add_option("--keys", keys, "keys in the structure (suffixes: K M G, Ki Mi Gi)")->capture_default_str();
+    app.add_option("--lookups", lookups, "lookups per run")->capture_default_str();
+    app.add_option("--threads", threads, "comma-separated thread counts")->capture_default_str();
+    app.add_option("--variants", variants, "naive,gp,amac,coro,coro-sequential,auto")->capture_default_str();
+    app.add_option("--group", groups, "comma-separated group sizes, or 'auto' for the model's")
+        ->capture_default_str();
+    app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();
+    app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")->capture_default_str();
+    app.add_option("--seed", seed, "random seed")->capture_default_str();
+    app.add_option("--repeat", repeat, "runs per configuration; the median is reported")->capture_default_str();
+    app.add_option("--plot", plot, "write a PNG of ns per lookup against group size");
+    app.add_option("--ceiling-bytes", ceiling_bytes, "buffer for the MLP ceiling probe; 0 skips it")
+        ->capture_default_str();
+    app.add_flag("--quiet", quiet, "no progress on stderr");
+  }
+
+  workload_spec spec() const {
+    workload_spec s;
+    s.structure = structure;
+    s.keys = parse_size(keys);
+    s.lookups = parse_size(lookups);
+    if (distribution == "zipf") {
+      s.distribution = key_chooser::distribution::zipf;
+    } else if (distribution != "uniform") {
+      throw std::invalid_argument(fmt::format("unknown distribution '{}' (choose uniform or zipf)", distribution));
+    }
+    s.theta = theta;
+    s.seed = seed;
+    return s;
+  }
+};
+
+void run_lookup(const lookup_cli& cli) {
+  lookup_options o;
+  o.spec = cli.spec();
+  o.threads = parse_sizes(cli.threads);
+  o.variants.clear();
+  for (const auto& v : split(cli.variants)) o.variants.push_back(parse_variant(v));
+  if (cli.groups == "auto") {
+    o.group_auto = true;
+  } else {
+    o.groups = parse_sizes(cli.groups);
+  }
+  o.repeat = cli.repeat;
+  validate(o);
+  const std::size_t ceiling_bytes = parse_size(cli.ceiling_bytes);
+  require_memory(estimated_bytes(o.spec) + ceiling_bytes, "this benchmark");
+
+  if (ceiling_bytes > 0) {
+    const mlp_probe probe(ceiling_bytes, !cli.quiet);
+    o.ns_per_miss = best_ns_per_miss(probe);
+  }
+  const auto workload = make_workload(o.spec, !cli.quiet);
+  std::vector<nlohmann::ordered_json> rows;
+  for (const auto& row : run_lookup_bench(o, *workload, !cli.quiet)) {
+    rows.push_back(to_json(o, *workload, row));
+    print(rows.back());
+  }
+  if (!cli.plot.empty()) plot_group_sweep(rows, cli.plot);
+}
+
+
+}  // namespace
+
+void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands) {
+  auto demo_options = std::make_shared<weave::bench::demo_options>();
+  auto* demo = app.add_subcommand("demo", "tour weave on DRAM-sized structures (a few minutes)");
+  demo->add_option("--scale", demo_options->scale, "multiply every structure size by this")
+      ->check(CLI::PositiveNumber);
+  demo->add_option("--repeat", demo_options->repeat, "runs per configuration")->check(CLI::Range(1, 100));
+  commands.add(demo, [demo_options] { return run_demo(*demo_options); });
+
+  auto lookup = std::make_shared<lookup_cli>();
+  auto* lookup_cmd = bench.add_subcommand("lookup", "naive, GP, AMAC, coroutine and adaptive lookups");
+  lookup->add(*lookup_cmd);
+  commands.add(lookup_cmd, [lookup] {
+    run_lookup(*lookup);
+    return 0;
+  });
+
+  struct mlp_cli {
+    std::string bytes = "4Gi";
+    std::string chains = "1,2,4,8,12,16,20,24,32,48,64";
+    std::size_t repeat = 3;
+    bool quiet = false;
+  };
+  auto mlp = std::make_shared<mlp_cli>();
+  auto* mlp_cmd = bench.add_subcommand("mlp", "ns per DRAM miss with 1..64 independent chains");
+  mlp_cmd->add_option("--bytes", mlp->bytes, "buffer size")->capture_default_str();
+  mlp_cmd->add_option("--chains", mlp->chains, "comma-separated chain counts (1..64)")->capture_default_str();
+  mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count; the median is reported")
+      ->capture_default_str();
+  mlp_cmd->add_flag("--quiet", mlp->quiet, "no progress on stderr");
+  commands.add(mlp_cmd, [mlp] {
+    const std::size_t bytes = parse_size(mlp->bytes);
+    const auto chains = parse_sizes(mlp->chains);
+    for (std::size_t c : chains)
+      if (c < 1 || c > 64) throw std::invalid_argument(fmt::format("chain count {} is outside 1..64", c));
+    if (mlp->repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+    require_memory(bytes, "--bytes");
+    const mlp_probe probe(bytes, !mlp->quiet);
+    for (std::size_t c : chains) {
+      std::vector<double> ns;
+      for (std::size_t r = 0; r < mlp->repeat; ++r) ns.push_back(probe.ns_per_miss(c));
+      nlohmann::ordered_json j;
+      j["bench"] = "mlp";
+      j["bytes"] = bytes;
+      j["chains"] = c;
+      j["repeat"] = mlp->repeat;
+      j["ns_per_miss"] = median(ns);
+      print(j);
+    }
+    return 0;
+  });
+
+  auto model = std::make_shared<lookup_cli>();
+  model->lookups = "500K";
+  model->groups = "1,2,4,6,8,10,12,16,20,24,32";
+  auto* model_cmd = bench.add_subcommand("model", "the analytical model's prediction against a group sweep");
+  model_cmd->add_option("--structure", model->structure, "binary-search | binary-search-str | hash | btree")
+      ->capture_default_str();
+  model_cmd->add_option("--keys", model->keys, "keys in the structure")->capture_default_str();
+  model_cmd->add_option("--lookups", model->lookups, "lookups per run")->capture_default_str();
+  model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")->capture_default_str();
+  model_cmd->add_option("--seed", model->seed, "random seed")->capture_default_str();
+  model_cmd->add_option("--repeat", model->repeat, "runs per measurement")->capture_default_str();
+  model_cmd->add_option("--plot", model->plot, "write a PNG of measured and predicted ns per lookup");
+  model_cmd->add_flag("--quiet", model->quiet, "no progress on stderr");
+  commands.add(model_cmd, [model] {
+    const workload_spec spec = model->spec();
+    const auto groups = parse_sizes(model->groups);
+    validate(spec);
+    validate_model_options(groups, model->repeat);
+    const std::size_t probe_bytes = std::size_t{1} << 30;
+    require_memory(estimated_bytes(spec) + probe_bytes, "this benchmark");
+    double ns_per_miss = 0;
+    {
+      const mlp_probe probe(probe_bytes, !model->quiet);
+      ns_per_miss = best_ns_per_miss(probe);
+    }
+    const auto workload = make_workload(spec, !model->quiet);
+    const auto report = measure_model(*workload, groups, model->repeat, ns_per_miss, !model->quiet);
+    const auto rows = to_json(*workload, spec.keys, report);
+    for (const auto& j : rows) print(j);
+    if (!model->plot.empty()) plot_group_sweep(rows, model->plot);
+    return 0;
+  });
+}
+
+}  // namespace weave::cli
