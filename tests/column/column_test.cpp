@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,32 @@ TYPED_TEST(columns, match_a_row_store_through_inserts_and_merges) {
     EXPECT_EQ(column.delta().size(), 0u);
     expect_same_rows(column, oracle);
     expect_counts(column, oracle, distinct, interleaved_scheduler{16}, rng);
+  }
+}
+
+}  // namespace
+}  // namespace weave::column
+
+namespace weave::column {
+namespace {
+
+TEST(code_set, bitmap_and_hash_table_agree_with_a_set) {
+  std::mt19937_64 rng(8);
+  for (std::size_t codes : {std::size_t{100}, code_set::max_bitmap_codes + 1, std::size_t{1} << 31}) {
+    code_set set(codes, 50);  // more inserts than expected: the table grows
+    std::set<code_t> oracle;
+    for (int i = 0; i < 3000; ++i) {
+      const auto c = static_cast<code_t>(rng() % codes);
+      set.insert(c);
+      oracle.insert(c);
+    }
+    EXPECT_EQ(set.is_bitmap(), codes <= code_set::max_bitmap_codes);
+    EXPECT_EQ(set.size(), oracle.size());
+    for (int i = 0; i < 3000; ++i) {
+      const auto c = static_cast<code_t>(rng() % codes);
+      ASSERT_EQ(set.contains(c), oracle.count(c) == 1) << codes << " codes, code " << c;
+    }
+    for (code_t c : oracle) ASSERT_TRUE(set.contains(c));
   }
 }
 
