@@ -94,6 +94,8 @@ int run_demo(const demo_options& options) {
   fmt::print("  {:>5} {:>10} {:>10}\n", "G", "measured", "predicted");
   for (std::size_t k = 0; k < m.groups.size(); ++k)
     fmt::print("  {:>5} {:>10.0f} {:>10.0f}\n", m.groups[k], m.measured_ns[k], m.predicted_ns[k]);
+  std::fflush(stdout);
+  run_column_demo(options);
   return 0;
 }
 

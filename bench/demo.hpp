@@ -9,8 +9,10 @@ struct demo_options {
   std::size_t repeat = 3;
 };
 
-// `weave demo`: a tour of the lookup layer on DRAM-sized structures. Tables on
+// `weave demo`: a tour of the lookup layer and the column store on DRAM-sized structures. Tables on
 // stdout, progress on stderr. Returns the process exit code.
 int run_demo(const demo_options& options);
+// The column store's part of the tour.
+void run_column_demo(const demo_options& options);
 
 }  // namespace weave::bench
