@@ -1,0 +1,429 @@
+#pragma once
+// A concurrent B+-tree from 64-bit keys to 64-bit values with optimistic
+// lock coupling (Leis et al.): readers take no locks. Each node carries a
+// version word; a reader notes it, reads the node, and checks it again before
+// trusting what it read, restarting from the root if a writer intervened.
+// Writers lock only the nodes they change (a leaf, or a node and its parent
+// when splitting), upgrading from the version they read.
+//
+// Lookups and scans are single-level coroutines: below the cached levels a
+// lookup prefetches the next node (all of its lines) and suspends before
+// reading it, so under an interleaved scheduler other lookups overlap its
+// misses. A restart after a suspension costs a descent, not correctness.
+//
+// Node fields are atomics read with acquire and written with release order
+// (plain loads and stores on x86), so that the optimistic reads are defined
+// behaviour and clean under ThreadSanitizer without fences: a reader that
+// sees a writer's store also sees that writer's lock on the version.
+//
+// Nodes are 512 bytes: inner nodes hold 30 keys and 31 children, leaves 30
+// entries and a link to the next leaf. Full nodes split on the way down, so a
+// split never has to climb. Removal does not merge nodes and nodes are never
+// freed while the tree lives, so readers need no epoch protection here.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "weave/exec/load.hpp"
+#include "weave/exec/task.hpp"
+#include "weave/memory/machine.hpp"
+
+namespace weave {
+
+class olc_btree {
+ public:
+  static constexpr std::size_t node_bytes = 512;
+  static constexpr unsigned inner_keys = 30;
+  static constexpr unsigned leaf_keys = 30;
+
+  struct node;
+  using key_type = std::uint64_t;
+  using value_type = std::uint64_t;
+
+  // Version word: bit 0 obsolete (unused: nodes are never retired yet), bit 1
+  // locked, the rest a counter bumped by every unlock.
+  static constexpr std::uint64_t locked_bit = 2;
+
+  struct node {
+    std::atomic<std::uint64_t> version{0};
+    std::atomic<std::uint32_t> count{0};
+    const bool leaf;
+    std::atomic<std::uint64_t> keys[30];
+    // Inner: child pointers in slots 0..count. Leaf: values in slots
+    // 0..count-1, the next leaf in the last slot.
+    std::atomic<std::uintptr_t> slots[31];
+
+    explicit node(bool is_leaf) : leaf(is_leaf) {
+      for (auto& k : keys) k.store(0, std::memory_order_relaxed);
+      for (auto& s : slots) s.store(0, std::memory_order_relaxed);
+    }
+
+    node* child(unsigned i) const noexcept {
+      return reinterpret_cast<node*>(slots[i].load(std::memory_order_acquire));
+    }
+    void set_child(unsigned i, node* c) noexcept {
+      slots[i].store(reinterpret_cast<std::uintptr_t>(c), std::memory_order_release);
+    }
+    std::uint64_t value(unsigned i) const noexcept { return slots[i].load(std::memory_order_acquire); }
+    void set_value(unsigned i, std::uint64_t v) noexcept { slots[i].store(v, std::memory_order_release); }
+    node* next() const noexcept { return child(30); }
+    void set_next(node* n) noexcept { set_child(30, n); }
+    void set_key(unsigned i, std::uint64_t k) noexcept { keys[i].store(k, std::memory_order_release); }
+    std::uint64_t key(unsigned i) const noexcept { return keys[i].load(std::memory_order_acquire); }
+    unsigned size() const noexcept { return count.load(std::memory_order_acquire); }
+    bool full() const noexcept { return size() == (leaf ? leaf_keys : inner_keys); }
+
+    // First position whose key is >= k (leaf), or the child to follow (inner:
+    // child i holds keys in [key(i-1), key(i))).
+    unsigned lower_bound(std::uint64_t k) const noexcept {
+      const unsigned n = std::min<unsigned>(size(), 30);  // a torn count is caught by the version check
+      unsigned lo = 0;
+      for (unsigned len = n; len > 0;) {
+        const unsigned half = len / 2;
+        if (key(lo + half) < k) {
+          lo += half + 1;
+          len -= half + 1;
+        } else {
+          len = half;
+        }
+      }
+      return lo;
+    }
+    unsigned child_for(std::uint64_t k) const noexcept {
+      const unsigned n = std::min<unsigned>(size(), 30);
+      unsigned lo = 0;
+      for (unsigned len = n; len > 0;) {
+        const unsigned half = len / 2;
+        if (key(lo + half) <= k) {
+          lo += half + 1;
+          len -= half + 1;
+        } else {
+          len = half;
+        }
+      }
+      return lo;
+    }
+  };
+  static_assert(sizeof(node) <= node_bytes);
+
+  olc_btree() { root_.store(make_node(true), std::memory_order_release); }
+  olc_btree(const olc_btree&) = delete;
+  olc_btree& operator=(const olc_btree&) = delete;
+
+  node* root() const noexcept { return root_.load(std::memory_order_acquire); }
+  // Levels from the root that stay cached (no suspension there).
+  unsigned hot_levels() const noexcept { return hot_levels_; }
+  void set_hot_levels(unsigned levels) noexcept { hot_levels_ = levels; }
+  std::size_t bytes() const {
+    std::lock_guard<std::mutex> g(arena_mutex_);
+    return nodes_.size() * node_bytes;
+  }
+
+  // --- optimistic lock coupling ---------------------------------------
+  // The version to check later, or nothing if a writer holds the node.
+  static std::optional<std::uint64_t> read_lock(const node& n) noexcept {
+    const std::uint64_t v = n.version.load(std::memory_order_acquire);
+    if (v & locked_bit) return std::nullopt;
+    return v;
+  }
+  // Whether nothing changed in `n` since read_lock returned `v`.
+  static bool validate(const node& n, std::uint64_t v) noexcept {
+    return n.version.load(std::memory_order_acquire) == v;
+  }
+  static bool upgrade(node& n, std::uint64_t v) noexcept {
+    return n.version.compare_exchange_strong(v, v + locked_bit, std::memory_order_acquire);
+  }
+  static void write_unlock(node& n) noexcept { n.version.fetch_add(locked_bit, std::memory_order_release); }
+
+  // Inserts or overwrites key -> value; returns true if the key was new.
+  bool insert(std::uint64_t key, std::uint64_t value) {
+    for (;;) {
+      if (auto done = try_insert(key, value)) return *done;
+      pause();
+    }
+  }
+
+  // Removes key; returns whether it was there.
+  bool remove(std::uint64_t key) {
+    for (;;) {
+      node* leaf = nullptr;
+      std::uint64_t v = 0;
+      if (!descend_to_leaf(key, leaf, v) || !upgrade(*leaf, v)) {
+        pause();
+        continue;
+      }
+      const unsigned n = leaf->size();
+      const unsigned pos = leaf->lower_bound(key);
+      const bool found = pos < n && leaf->key(pos) == key;
+      if (found) {
+        for (unsigned i = pos; i + 1 < n; ++i) {
+          leaf->set_key(i, leaf->key(i + 1));
+          leaf->set_value(i, leaf->value(i + 1));
+        }
+        leaf->count.store(n - 1, std::memory_order_release);
+      }
+      write_unlock(*leaf);
+      return found;
+    }
+  }
+
+  static void pause() noexcept {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+ private:
+  node* make_node(bool leaf) {
+    auto* raw = static_cast<node*>(::operator new(node_bytes, std::align_val_t{machine::cache_line}));
+    node* n = new (raw) node(leaf);
+    std::lock_guard<std::mutex> g(arena_mutex_);
+    nodes_.emplace_back(n);
+    return n;
+  }
+
+  struct node_deleter {
+    void operator()(node* n) const noexcept {
+      n->~node();
+      ::operator delete(n, std::align_val_t{machine::cache_line});
+    }
+  };
+
+  // Walks to the leaf for `key` (read-only); false means restart.
+  bool descend_to_leaf(std::uint64_t key, node*& leaf, std::uint64_t& version) const {
+    node* n = root();
+    auto v = read_lock(*n);
+    if (!v) return false;
+    while (!n->leaf) {
+      node* c = n->child(n->child_for(key));
+      if (!validate(*n, *v) || c == nullptr) return false;
+      const auto cv = read_lock(*c);
+      if (!cv || !validate(*n, *v)) return false;
+      n = c;
+      v = cv;
+    }
+    leaf = n;
+    version = *v;
+    return true;
+  }
+
+  // Splits the full node `n` (write-locked) into itself and a new right
+  // sibling; returns the separator (the right half's smallest key) and it.
+  std::pair<std::uint64_t, node*> split(node& n) {
+    node* right = make_node(n.leaf);
+    const unsigned count = n.size();
+    if (n.leaf) {
+      const unsigned keep = count / 2;
+      for (unsigned i = keep; i < count; ++i) {
+        right->set_key(i - keep, n.key(i));
+        right->set_value(i - keep, n.value(i));
+      }
+      right->count.store(count - keep, std::memory_order_release);
+      right->set_next(n.next());
+      n.count.store(keep, std::memory_order_release);
+      n.set_next(right);
+      return {right->key(0), right};
+    }
+    // Inner: the middle key moves up; its right children go to the sibling.
+    const unsigned keep = count / 2;
+    const std::uint64_t up = n.key(keep);
+    for (unsigned i = keep + 1; i < count; ++i) right->set_key(i - keep - 1, n.key(i));
+    for (unsigned i = keep + 1; i <= count; ++i) {
+      right->set_child(i - keep - 1, n.child(i));
+    }
+    right->count.store(count - keep - 1, std::memory_order_release);
+    n.count.store(keep, std::memory_order_release);
+    return {up, right};
+  }
+
+  // Puts separator `key` and its right child into the inner node `n`
+  // (write-locked, not full), after child position `pos`.
+  static void insert_child(node& n, unsigned pos, std::uint64_t key, node* right) {
+    const unsigned count = n.size();
+    for (unsigned i = count; i > pos; --i) n.set_key(i, n.key(i - 1));
+    for (unsigned i = count + 1; i > pos + 1; --i) n.set_child(i, n.child(i - 1));
+    n.set_key(pos, key);
+    n.set_child(pos + 1, right);
+    n.count.store(count + 1, std::memory_order_release);
+  }
+
+  // One optimistic attempt; nothing means restart.
+  std::optional<bool> try_insert(std::uint64_t key, std::uint64_t value) {
+    node* n = root();
+    auto v = read_lock(*n);
+    if (!v) return std::nullopt;
+    node* parent = nullptr;
+    std::uint64_t parent_v = 0;
+    for (;;) {
+      if (n->full()) {
+        // Split on the way down: lock the parent (or the root pointer's
+        // owner, the root itself) and the node, split, and start over.
+        if (parent != nullptr && !upgrade(*parent, parent_v)) return std::nullopt;
+        if (!upgrade(*n, *v)) {
+          if (parent != nullptr) write_unlock(*parent);
+          return std::nullopt;
+        }
+        if (parent == nullptr && n != root()) {  // someone grew the tree meanwhile
+          write_unlock(*n);
+          return std::nullopt;
+        }
+        const auto [sep, right] = split(*n);
+        if (parent != nullptr) {
+          insert_child(*parent, parent->child_for(sep), sep, right);
+          write_unlock(*parent);
+        } else {
+          node* new_root = make_node(false);
+          new_root->set_key(0, sep);
+          new_root->set_child(0, n);
+          new_root->set_child(1, right);
+          new_root->count.store(1, std::memory_order_release);
+          root_.store(new_root, std::memory_order_release);
+        }
+        write_unlock(*n);
+        return std::nullopt;
+      }
+      if (parent != nullptr && !validate(*parent, parent_v)) return std::nullopt;
+      if (n->leaf) break;
+      node* c = n->child(n->child_for(key));
+      if (!validate(*n, *v) || c == nullptr) return std::nullopt;
+      const auto cv = read_lock(*c);
+      if (!cv) return std::nullopt;
+      parent = n;
+      parent_v = *v;
+      n = c;
+      v = cv;
+    }
+    if (!upgrade(*n, *v)) return std::nullopt;
+    const unsigned count = n->size();
+    const unsigned pos = n->lower_bound(key);
+    if (pos < count && n->key(pos) == key) {
+      n->set_value(pos, value);
+      write_unlock(*n);
+      return false;
+    }
+    for (unsigned i = count; i > pos; --i) {
+      n->set_key(i, n->key(i - 1));
+      n->set_value(i, n->value(i - 1));
+    }
+    n->set_key(pos, key);
+    n->set_value(pos, value);
+    n->count.store(count + 1, std::memory_order_release);
+    write_unlock(*n);
+    return true;
+  }
+
+  std::atomic<node*> root_{nullptr};
+  unsigned hot_levels_ = machine::hot_levels(20, node_bytes);
+  mutable std::mutex arena_mutex_;
+  std::vector<std::unique_ptr<node, node_deleter>> nodes_;
+};
+
+// The value under `key`, if any: one descent, suspending before each node
+// below the cached levels; restarts from the root when a version check fails.
+template <execution_policy Policy>
+task<std::optional<std::uint64_t>> lookup(const olc_btree& tree, std::uint64_t key) {
+  using node = olc_btree::node;
+  for (;;) {
+    const node* n = tree.root();
+    auto v = olc_btree::read_lock(*n);
+    bool restart = !v;
+    for (unsigned depth = 1; !restart && !n->leaf; ++depth) {
+      const node* c = n->child(n->child_for(key));
+      if (!olc_btree::validate(*n, *v) || c == nullptr) {
+        restart = true;
+        break;
+      }
+      // Hides the miss on the child; the parent is re-validated after it.
+      co_await prefetch<Policy>(c, olc_btree::node_bytes, depth >= tree.hot_levels());
+      const auto cv = olc_btree::read_lock(*c);
+      if (!cv || !olc_btree::validate(*n, *v)) {
+        restart = true;
+        break;
+      }
+      n = c;
+      v = cv;
+    }
+    if (restart) {
+      olc_btree::pause();
+      continue;
+    }
+    const unsigned pos = n->lower_bound(key);
+    const bool found = pos < n->size() && n->key(pos) == key;
+    const std::uint64_t value = found ? n->value(pos) : 0;
+    if (!olc_btree::validate(*n, *v)) continue;
+    co_return found ? std::optional<std::uint64_t>(value) : std::nullopt;
+  }
+}
+
+// Up to `limit` entries with keys >= `from`, in key order, appended to `out`
+// as (key, value) pairs. Each leaf is read optimistically; when a check fails
+// the scan resumes after the last key it kept.
+template <execution_policy Policy>
+task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
+                std::vector<std::pair<std::uint64_t, std::uint64_t>>& out) {
+  using node = olc_btree::node;
+  std::size_t taken = 0;
+  bool past_end = false;
+  while (taken < limit && !past_end) {
+    // Descend to the leaf holding `from`.
+    const node* n = tree.root();
+    auto v = olc_btree::read_lock(*n);
+    bool restart = !v;
+    for (unsigned depth = 1; !restart && !n->leaf; ++depth) {
+      const node* c = n->child(n->child_for(from));
+      if (!olc_btree::validate(*n, *v) || c == nullptr) {
+        restart = true;
+        break;
+      }
+      co_await prefetch<Policy>(c, olc_btree::node_bytes, depth >= tree.hot_levels());
+      const auto cv = olc_btree::read_lock(*c);
+      if (!cv || !olc_btree::validate(*n, *v)) {
+        restart = true;
+        break;
+      }
+      n = c;
+      v = cv;
+    }
+    // Walk the leaves; each one's entries count only once its version checks.
+    while (!restart && taken < limit) {
+      std::pair<std::uint64_t, std::uint64_t> entries[olc_btree::leaf_keys];
+      unsigned got = 0;
+      const unsigned count = std::min(n->size(), olc_btree::leaf_keys);
+      for (unsigned i = n->lower_bound(from); i < count && taken + got < limit; ++i) {
+        entries[got++] = {n->key(i), n->value(i)};
+      }
+      const node* next = n->next();
+      if (!olc_btree::validate(*n, *v)) {
+        restart = true;
+        break;
+      }
+      out.insert(out.end(), entries, entries + got);
+      taken += got;
+      if (got > 0) {
+        if (entries[got - 1].first == ~std::uint64_t{0}) past_end = true;
+        from = entries[got - 1].first + 1;
+      }
+      if (next == nullptr || past_end) {
+        past_end = true;
+        break;
+      }
+      co_await prefetch<Policy>(next, olc_btree::node_bytes);
+      const auto nv = olc_btree::read_lock(*next);
+      if (!nv) {
+        restart = true;
+        break;
+      }
+      n = next;
+      v = nv;
+    }
+    if (restart) olc_btree::pause();
+  }
+}
+
+}  // namespace weave

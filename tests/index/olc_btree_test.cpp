@@ -1,0 +1,130 @@
+#include "weave/index/olc_btree.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <optional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "support/every_mode.hpp"
+#include "weave/exec/sync_wait.hpp"
+
+namespace weave {
+namespace {
+
+using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+template <class Policy>
+entries scan_all(const olc_btree& tree, std::uint64_t from, std::size_t limit) {
+  entries out;
+  sync_wait(scan<Policy>(tree, from, limit, out));
+  return out;
+}
+
+entries oracle_scan(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t from, std::size_t limit) {
+  entries out;
+  for (auto it = m.lower_bound(from); it != m.end() && out.size() < limit; ++it) out.emplace_back(*it);
+  return out;
+}
+
+TEST(olc_btree, matches_a_map_through_inserts_overwrites_and_removes) {
+  std::mt19937_64 rng(11);
+  for (std::size_t n : {1u, 30u, 31u, 500u, 20000u}) {
+    olc_btree tree;
+    std::map<std::uint64_t, std::uint64_t> oracle;
+    std::uniform_int_distribution<std::uint64_t> key(0, 3 * n);
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+      const std::uint64_t k = key(rng), v = rng();
+      EXPECT_EQ(tree.insert(k, v), oracle.count(k) == 0);
+      oracle[k] = v;
+      if (i % 3 == 0) {
+        const std::uint64_t r = key(rng);
+        EXPECT_EQ(tree.remove(r), oracle.erase(r) == 1);
+      }
+    }
+    tree.insert(~std::uint64_t{0}, 7);
+    oracle[~std::uint64_t{0}] = 7;
+
+    std::vector<std::uint64_t> lookups(600);
+    for (auto& k : lookups) k = key(rng);
+    lookups.push_back(~std::uint64_t{0});
+    std::vector<std::optional<std::uint64_t>> expected;
+    for (auto k : lookups) {
+      const auto it = oracle.find(k);
+      expected.push_back(it == oracle.end() ? std::nullopt : std::optional(it->second));
+    }
+    testing::expect_every_mode<std::optional<std::uint64_t>>(lookups.size(), [&](auto policy, std::size_t i) {
+      return lookup<decltype(policy)>(tree, lookups[i]);
+    }, expected);
+
+    for (std::uint64_t from : {std::uint64_t{0}, key(rng), key(rng), 3 * n + 1}) {
+      for (std::size_t limit : {1u, 29u, 100u, 100000u}) {
+        EXPECT_EQ(scan_all<sequential_policy>(tree, from, limit), oracle_scan(oracle, from, limit));
+        EXPECT_EQ(scan_all<interleaved_policy>(tree, from, limit), oracle_scan(oracle, from, limit));
+      }
+    }
+  }
+}
+
+TEST(olc_btree, concurrent_writers_and_readers_agree_with_what_was_written) {
+  olc_btree tree;
+  constexpr std::size_t writers = 3, per_writer = 20000;
+  const auto value_of = [](std::uint64_t k) { return k * 2654435761u + 1; };
+  std::atomic<bool> writing{true};
+  std::atomic<std::size_t> bad{0};
+
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < writers; ++w) {
+    threads.emplace_back([&, w] {
+      std::mt19937_64 rng(w);
+      std::vector<std::uint64_t> keys(per_writer);
+      for (std::size_t i = 0; i < per_writer; ++i) keys[i] = i * writers + w;  // disjoint per writer
+      std::shuffle(keys.begin(), keys.end(), rng);
+      for (std::uint64_t k : keys) tree.insert(k, value_of(k));
+      // Remove every tenth key again.
+      for (std::uint64_t k : keys) {
+        if (k % 10 == 0) tree.remove(k);
+      }
+    });
+  }
+  // A reader interleaving lookups while the tree grows: a key is absent or
+  // has its value, never anything else.
+  threads.emplace_back([&] {
+    std::mt19937_64 rng(99);
+    interleaved_scheduler scheduler{8};
+    std::vector<std::uint64_t> keys(256);
+    while (writing.load()) {
+      for (auto& k : keys) k = rng() % (writers * per_writer);
+      scheduler.run(keys.size(), [&](auto policy, std::size_t i) { return lookup<decltype(policy)>(tree, keys[i]); },
+                    [&](std::size_t i, std::optional<std::uint64_t> v) {
+                      if (v && *v != value_of(keys[i])) ++bad;
+                    });
+      entries out;
+      sync_wait(scan<interleaved_policy>(tree, rng() % (writers * per_writer), 50, out));
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i].second != value_of(out[i].first) || (i > 0 && out[i - 1].first >= out[i].first)) ++bad;
+      }
+    }
+  });
+  for (std::size_t t = 0; t < writers; ++t) threads[t].join();
+  writing = false;
+  threads.back().join();
+  EXPECT_EQ(bad.load(), 0u);
+
+  const entries all = scan_all<sequential_policy>(tree, 0, ~std::size_t{0});
+  ASSERT_EQ(all.size(), writers * per_writer - writers * per_writer / 10);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    ASSERT_NE(all[i].first % 10, 0u);
+    ASSERT_EQ(all[i].second, value_of(all[i].first));
+    if (i > 0) {
+      ASSERT_LT(all[i - 1].first, all[i].first);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weave
