@@ -144,7 +144,19 @@ class olc_btree {
   // Inserts or overwrites key -> value; returns true if the key was new.
   bool insert(std::uint64_t key, std::uint64_t value) {
     for (;;) {
-      if (auto done = try_insert(key, value)) return *done;
+      if (auto done = try_insert(key, value, true)) return done->inserted;
+      pause();
+    }
+  }
+
+  // Inserts key -> value unless the key is present; returns the value it
+  // already has in that case.
+  std::optional<std::uint64_t> insert_if_absent(std::uint64_t key, std::uint64_t value) {
+    for (;;) {
+      if (auto done = try_insert(key, value, false)) {
+        if (done->inserted) return std::nullopt;
+        return done->existing;
+      }
       pause();
     }
   }
@@ -253,8 +265,13 @@ class olc_btree {
     n.count.store(count + 1, std::memory_order_release);
   }
 
+  struct insert_result {
+    bool inserted;
+    std::uint64_t existing;  // the value found, if not inserted
+  };
+
   // One optimistic attempt; nothing means restart.
-  std::optional<bool> try_insert(std::uint64_t key, std::uint64_t value) {
+  std::optional<insert_result> try_insert(std::uint64_t key, std::uint64_t value, bool overwrite) {
     node* n = root();
     auto v = read_lock(*n);
     if (!v) return std::nullopt;
@@ -303,9 +320,10 @@ class olc_btree {
     const unsigned count = n->size();
     const unsigned pos = n->lower_bound(key);
     if (pos < count && n->key(pos) == key) {
-      n->set_value(pos, value);
+      const std::uint64_t existing = n->value(pos);
+      if (overwrite) n->set_value(pos, value);
       write_unlock(*n);
-      return false;
+      return insert_result{false, existing};
     }
     for (unsigned i = count; i > pos; --i) {
       n->set_key(i, n->key(i - 1));
@@ -315,7 +333,7 @@ class olc_btree {
     n->set_value(pos, value);
     n->count.store(count + 1, std::memory_order_release);
     write_unlock(*n);
-    return true;
+    return insert_result{true, 0};
   }
 
   std::atomic<node*> root_{nullptr};

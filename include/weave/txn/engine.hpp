@@ -1,0 +1,256 @@
+#pragma once
+// The transaction engine: tables, the timestamp clock, and snapshot
+// isolation over multi-version records.
+//
+// A transaction reads the snapshot of its begin timestamp: for each record,
+// the newest version committed at or before it (or its own pending write).
+// A write installs a pending version at the head of the record's chain with
+// a compare-and-swap, and only if the head is a version the transaction may
+// overwrite: its own, or one committed at or before its snapshot. Anything
+// else (a newer commit, another transaction's pending write) is a
+// write-write conflict: first updater wins, the transaction must abort.
+//
+// Commit stamps the transaction's versions with the next timestamp and only
+// then advances the clock, under a short commit lock: a snapshot taken from
+// the clock therefore never sees half of a commit.
+//
+// Operations are coroutines under an execution policy, so that a scheduler
+// can interleave whole transactions: each suspends before the index nodes,
+// the indirection slot and the versions it reads.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "weave/exec/load.hpp"
+#include "weave/exec/task.hpp"
+#include "weave/index/olc_btree.hpp"
+#include "weave/txn/table.hpp"
+#include "weave/txn/version.hpp"
+
+namespace weave::txn {
+
+class transaction;
+
+class engine {
+ public:
+  engine() = default;
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  table& create_table(std::string name, std::size_t capacity) {
+    std::lock_guard<std::mutex> g(tables_mutex_);
+    for (const auto& t : tables_)
+      if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
+    tables_.push_back(std::make_unique<table>(std::move(name), capacity));
+    return *tables_.back();
+  }
+
+  // The timestamp of the last commit: a new transaction's snapshot.
+  std::uint64_t now() const noexcept { return clock_.load(std::memory_order_acquire); }
+
+  transaction begin();
+
+ private:
+  friend class transaction;
+  std::atomic<std::uint64_t> clock_{1};
+  std::atomic<std::uint64_t> next_id_{1};
+  std::mutex commit_mutex_;
+  std::mutex tables_mutex_;
+  std::vector<std::unique_ptr<table>> tables_;
+};
+
+enum class status {
+  ok,
+  not_found,  // no visible record under the key
+  duplicate,  // insert of a key that has a visible record
+  conflict,   // write-write conflict: the transaction must abort
+};
+
+class transaction {
+ public:
+  explicit transaction(engine& e)
+      : engine_(&e), begin_(e.now()), id_(e.next_id_.fetch_add(1, std::memory_order_relaxed)) {}
+  transaction(transaction&& o) noexcept
+      : engine_(o.engine_), begin_(o.begin_), id_(o.id_), writes_(std::move(o.writes_)), state_(o.state_) {
+    o.state_ = state::finished;
+  }
+  transaction& operator=(transaction&&) = delete;
+  ~transaction() {
+    if (state_ != state::finished) abort();
+  }
+
+  std::uint64_t snapshot() const noexcept { return begin_; }
+  // Whether an operation hit a conflict: commit() will then abort.
+  bool failed() const noexcept { return state_ == state::failed; }
+
+  // The value under `key` in this transaction's snapshot.
+  template <execution_policy Policy>
+  task<std::optional<std::string_view>> get(const table& t, std::uint64_t key) {
+    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
+    if (!oid) co_return std::nullopt;
+    const version* v = co_await visible<Policy>(t, *oid);
+    if (v == nullptr || v->tombstone) co_return std::nullopt;
+    co_return v->value();
+  }
+
+  // Replaces the value of an existing record.
+  template <execution_policy Policy>
+  task<status> put(table& t, std::uint64_t key, std::string_view value) {
+    return write<Policy>(t, key, value, false);
+  }
+
+  // Deletes a record (installs a tombstone).
+  template <execution_policy Policy>
+  task<status> remove(table& t, std::uint64_t key) {
+    return write<Policy>(t, key, {}, true);
+  }
+
+  // Adds a record under a key that has no visible record.
+  template <execution_policy Policy>
+  task<status> insert(table& t, std::uint64_t key, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    const oid_t fresh = t.allocate_oid();
+    version* v = version::make(pending | id_, nullptr, value, false);
+    t.head(fresh).store(v, std::memory_order_release);
+    const std::optional<std::uint64_t> existing = t.index().insert_if_absent(key, fresh);
+    if (!existing) {
+      writes_.push_back({&t, fresh, v});
+      co_return status::ok;
+    }
+    // The key has a record already: the fresh one stays unreachable, and the
+    // insert becomes a write on the old record if that is deleted.
+    t.head(fresh).store(nullptr, std::memory_order_release);
+    version::destroy(v);
+    const version* current = co_await visible<Policy>(t, *existing);
+    if (current != nullptr && !current->tombstone) co_return status::duplicate;
+    co_return co_await install<Policy>(t, *existing, value, false);
+  }
+
+  // Up to `limit` records with keys >= from, in key order, visible in this
+  // snapshot, appended to `out`.
+  template <execution_policy Policy>
+  task<void> scan(const table& t, std::uint64_t from, std::size_t limit,
+                  std::vector<std::pair<std::uint64_t, std::string_view>>& out) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
+    std::size_t taken = 0;
+    while (taken < limit) {
+      entries.clear();
+      co_await weave::scan<Policy>(t.index(), from, limit - taken, entries);
+      if (entries.empty()) break;
+      for (const auto& [key, oid] : entries) {
+        const version* v = co_await visible<Policy>(t, oid);
+        if (v != nullptr && !v->tombstone) {
+          out.emplace_back(key, v->value());
+          ++taken;
+        }
+      }
+      if (entries.back().first == ~std::uint64_t{0}) break;
+      from = entries.back().first + 1;
+    }
+  }
+
+  // Makes the writes visible; false if the transaction had failed (it is
+  // then aborted).
+  bool commit() {
+    if (state_ == state::finished) throw std::logic_error("transaction already finished");
+    if (state_ == state::failed) {
+      abort();
+      return false;
+    }
+    if (!writes_.empty()) {
+      std::lock_guard<std::mutex> g(engine_->commit_mutex_);
+      const std::uint64_t ts = engine_->clock_.load(std::memory_order_relaxed) + 1;
+      for (const write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
+      engine_->clock_.store(ts, std::memory_order_release);
+    }
+    writes_.clear();
+    state_ = state::finished;
+    return true;
+  }
+
+  // Takes the writes back out of their chains, newest first.
+  void abort() {
+    if (state_ == state::finished) return;
+    for (auto it = writes_.rbegin(); it != writes_.rend(); ++it) {
+      it->t->head(it->oid).store(it->v->older, std::memory_order_release);
+      it->t->retire(it->v);
+    }
+    writes_.clear();
+    state_ = state::finished;
+  }
+
+ private:
+  enum class state { active, failed, finished };
+  struct write_entry {
+    table* t;
+    oid_t oid;
+    version* v;
+  };
+
+  bool sees(std::uint64_t stamp) const noexcept {
+    if (stamp & pending) return (stamp & ~pending) == id_;
+    return stamp <= begin_;
+  }
+
+  // The version of record `oid` this transaction sees, or null.
+  template <execution_policy Policy>
+  task<const version*> visible(const table& t, oid_t oid) {
+    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*));
+    const version* v = t.head(oid).load(std::memory_order_acquire);
+    while (v != nullptr) {
+      co_await prefetch<Policy>(v, sizeof(version));
+      if (sees(v->stamp.load(std::memory_order_acquire))) break;
+      v = v->older;
+    }
+    co_return v;
+  }
+
+  template <execution_policy Policy>
+  task<status> write(table& t, std::uint64_t key, std::string_view value, bool tombstone) {
+    if (state_ != state::active) co_return status::conflict;
+    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
+    if (!oid) co_return status::not_found;
+    const version* current = co_await visible<Policy>(t, *oid);
+    if (current == nullptr || current->tombstone) co_return status::not_found;
+    co_return co_await install<Policy>(t, *oid, value, tombstone);
+  }
+
+  // Puts a new pending version at the head of `oid`'s chain, if the head is
+  // ours or committed in our snapshot; otherwise the transaction fails.
+  template <execution_policy Policy>
+  task<status> install(table& t, oid_t oid, std::string_view value, bool tombstone) {
+    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*));
+    version* head = t.head(oid).load(std::memory_order_acquire);
+    if (head != nullptr && !sees(head->stamp.load(std::memory_order_acquire))) {
+      state_ = state::failed;
+      co_return status::conflict;
+    }
+    version* v = version::make(pending | id_, head, value, tombstone);
+    if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
+      version::destroy(v);  // never published
+      state_ = state::failed;
+      co_return status::conflict;
+    }
+    writes_.push_back({&t, oid, v});
+    co_return status::ok;
+  }
+
+  engine* engine_;
+  std::uint64_t begin_;
+  std::uint64_t id_;
+  std::vector<write_entry> writes_;
+  state state_ = state::active;
+};
+
+inline transaction engine::begin() { return transaction(*this); }
+
+}  // namespace weave::txn

@@ -1,0 +1,72 @@
+#pragma once
+// A table of the transaction engine: records named by object ids (OIDs), an
+// indirection array from OID to the newest version of the record, and an
+// ordered index from key to OID. Updates never touch the index: they install
+// a new version at the head of the record's chain.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "weave/index/olc_btree.hpp"
+#include "weave/memory/huge_buffer.hpp"
+#include "weave/txn/version.hpp"
+
+namespace weave::txn {
+
+using oid_t = std::uint64_t;
+
+class table {
+ public:
+  // Room for `capacity` records (inserts beyond it fail).
+  table(std::string name, std::size_t capacity) : name_(std::move(name)), heads_(capacity) {}
+  table(const table&) = delete;
+  table& operator=(const table&) = delete;
+  ~table() {
+    for (std::size_t i = 0; i < next_oid_.load(); ++i) {
+      version::destroy_chain(heads_[i]);
+    }
+    for (version* v : retired_) version::destroy(v);
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  std::size_t capacity() const noexcept { return heads_.size(); }
+  std::size_t records() const noexcept { return next_oid_.load(std::memory_order_relaxed); }
+  olc_btree& index() noexcept { return index_; }
+  const olc_btree& index() const noexcept { return index_; }
+
+  // The newest version of a record (atomically: writers swap it with CAS).
+  std::atomic_ref<version*> head(oid_t oid) const noexcept { return std::atomic_ref<version*>(heads_[oid]); }
+  // Its address, to prefetch.
+  const void* head_address(oid_t oid) const noexcept { return &heads_[oid]; }
+
+  oid_t allocate_oid() {
+    const oid_t oid = next_oid_.fetch_add(1, std::memory_order_relaxed);
+    if (oid >= heads_.size()) {
+      next_oid_.fetch_sub(1, std::memory_order_relaxed);
+      throw std::length_error("table '" + name_ + "' is full");
+    }
+    return oid;
+  }
+
+  // A version taken out of a chain (by an abort) while readers may still
+  // hold it: freed with the table, until epochs reclaim it sooner.
+  void retire(version* v) {
+    std::lock_guard<std::mutex> g(retired_mutex_);
+    retired_.push_back(v);
+  }
+
+ private:
+  std::string name_;
+  mutable huge_buffer<version*> heads_;  // zero-filled: no version yet
+  std::atomic<oid_t> next_oid_{0};
+  olc_btree index_;
+  std::mutex retired_mutex_;
+  std::vector<version*> retired_;
+};
+
+}  // namespace weave::txn

@@ -1,0 +1,50 @@
+#pragma once
+// One version of a record: a value (or a tombstone) stamped with the
+// timestamp of the transaction that committed it, linked to the next older
+// version. A record's versions form a chain, newest first, whose head sits in
+// the table's indirection array.
+//
+// While its transaction runs, a version's stamp is `pending | owner`, the
+// owner's transaction id; at commit it becomes the commit timestamp.
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string_view>
+
+namespace weave::txn {
+
+inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
+
+struct version {
+  std::atomic<std::uint64_t> stamp;
+  version* older;  // fixed once the version is installed
+  std::uint32_t size;
+  bool tombstone;
+
+  std::string_view value() const noexcept { return {reinterpret_cast<const char*>(this + 1), size}; }
+
+  // A version with room for `bytes` of value behind it.
+  static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
+    void* raw = ::operator new(sizeof(version) + value.size());
+    auto* v = new (raw) version{{stamp}, older, static_cast<std::uint32_t>(value.size()), tombstone};
+    std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
+    return v;
+  }
+  static void destroy(version* v) noexcept {
+    v->~version();
+    ::operator delete(v);
+  }
+  // Frees a whole chain (when its table goes away).
+  static void destroy_chain(version* v) noexcept {
+    while (v != nullptr) {
+      version* older = v->older;
+      destroy(v);
+      v = older;
+    }
+  }
+};
+
+}  // namespace weave::txn

@@ -1,0 +1,249 @@
+// The transaction engine against oracles: random transactions against a
+// std::map (committed ones only), the snapshot-isolation anomaly catalogue,
+// and concurrent bank transfers whose total never changes.
+
+#include "weave/txn/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/sync_wait.hpp"
+
+namespace weave::txn {
+namespace {
+
+using P = interleaved_policy;
+
+std::string get(transaction& t, const table& tab, std::uint64_t key, const std::string& missing = "<none>") {
+  const auto v = sync_wait(t.get<P>(tab, key));
+  return v ? std::string(*v) : missing;
+}
+
+TEST(transactions, match_a_map_through_random_commits_and_aborts) {
+  engine db;
+  table& tab = db.create_table("t", 100000);
+  std::map<std::uint64_t, std::string> oracle;
+  std::mt19937_64 rng(21);
+  for (int round = 0; round < 2000; ++round) {
+    transaction t = db.begin();
+    std::map<std::uint64_t, std::string> mine = oracle;  // what this transaction should see
+    for (int op = 0; op < 6; ++op) {
+      const std::uint64_t key = rng() % 300;
+      const std::string value = "v" + std::to_string(rng() % 1000);
+      const auto it = mine.find(key);
+      switch (rng() % 4) {
+        case 0: {
+          const auto got = round % 2 ? sync_wait(t.get<P>(tab, key)) : sync_wait(t.get<sequential_policy>(tab, key));
+          ASSERT_EQ(got.has_value(), it != mine.end()) << "key " << key;
+          if (got) {
+            ASSERT_EQ(std::string(*got), it->second);
+          }
+          break;
+        }
+        case 1: {
+          const status s = sync_wait(t.put<P>(tab, key, value));
+          ASSERT_EQ(s, it != mine.end() ? status::ok : status::not_found);
+          if (s == status::ok) it->second = value;
+          break;
+        }
+        case 2: {
+          const status s = sync_wait(t.insert<P>(tab, key, value));
+          ASSERT_EQ(s, it == mine.end() ? status::ok : status::duplicate);
+          if (s == status::ok) mine[key] = value;
+          break;
+        }
+        case 3: {
+          const status s = sync_wait(t.remove<P>(tab, key));
+          ASSERT_EQ(s, it != mine.end() ? status::ok : status::not_found);
+          if (s == status::ok) mine.erase(it);
+          break;
+        }
+      }
+    }
+    if (round % 5 == 0) {
+      t.abort();
+    } else {
+      ASSERT_TRUE(t.commit());
+      oracle = std::move(mine);
+    }
+  }
+  // A final scan sees exactly the committed records.
+  transaction t = db.begin();
+  std::vector<std::pair<std::uint64_t, std::string_view>> all;
+  sync_wait(t.scan<P>(tab, 0, 1000, all));
+  ASSERT_EQ(all.size(), oracle.size());
+  auto it = oracle.begin();
+  for (const auto& [k, v] : all) {
+    EXPECT_EQ(k, it->first);
+    EXPECT_EQ(std::string(v), it->second);
+    ++it;
+  }
+}
+
+struct si_fixture : ::testing::Test {
+  engine db;
+  table& tab = db.create_table("t", 100);
+  void SetUp() override {
+    transaction t = db.begin();
+    ASSERT_EQ(sync_wait(t.insert<P>(tab, 1, "x0")), status::ok);
+    ASSERT_EQ(sync_wait(t.insert<P>(tab, 2, "y0")), status::ok);
+    ASSERT_TRUE(t.commit());
+  }
+};
+
+TEST_F(si_fixture, prevents_dirty_write) {
+  transaction t1 = db.begin(), t2 = db.begin();
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x2")), status::conflict);
+  EXPECT_TRUE(t1.commit());
+  EXPECT_FALSE(t2.commit());
+  transaction t3 = db.begin();
+  EXPECT_EQ(get(t3, tab, 1), "x1");
+}
+
+TEST_F(si_fixture, prevents_dirty_read) {
+  transaction t1 = db.begin(), t2 = db.begin();
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
+  EXPECT_EQ(get(t2, tab, 1), "x0");
+  t1.abort();
+  transaction t3 = db.begin();
+  EXPECT_EQ(get(t3, tab, 1), "x0");
+}
+
+TEST_F(si_fixture, prevents_lost_update) {
+  transaction t1 = db.begin(), t2 = db.begin();
+  EXPECT_EQ(get(t1, tab, 1), "x0");
+  EXPECT_EQ(get(t2, tab, 1), "x0");
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x0+1")), status::ok);
+  EXPECT_TRUE(t1.commit());
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x0+2")), status::conflict);
+  EXPECT_FALSE(t2.commit());
+}
+
+TEST_F(si_fixture, prevents_fuzzy_read) {
+  transaction t1 = db.begin();
+  EXPECT_EQ(get(t1, tab, 1), "x0");
+  transaction t2 = db.begin();
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x2")), status::ok);
+  EXPECT_TRUE(t2.commit());
+  EXPECT_EQ(get(t1, tab, 1), "x0");
+}
+
+TEST_F(si_fixture, prevents_read_skew) {
+  transaction t1 = db.begin();
+  EXPECT_EQ(get(t1, tab, 1), "x0");
+  transaction t2 = db.begin();
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x2")), status::ok);
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 2, "y2")), status::ok);
+  EXPECT_TRUE(t2.commit());
+  EXPECT_EQ(get(t1, tab, 2), "y0");
+}
+
+TEST_F(si_fixture, allows_write_skew) {
+  // Each reads both and writes the other's: SI lets both commit.
+  transaction t1 = db.begin(), t2 = db.begin();
+  EXPECT_EQ(get(t1, tab, 1) + get(t1, tab, 2), "x0y0");
+  EXPECT_EQ(get(t2, tab, 1) + get(t2, tab, 2), "x0y0");
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 2, "y2")), status::ok);
+  EXPECT_TRUE(t1.commit());
+  EXPECT_TRUE(t2.commit());
+}
+
+TEST_F(si_fixture, an_aborted_insert_leaves_nothing) {
+  transaction t1 = db.begin();
+  EXPECT_EQ(sync_wait(t1.insert<P>(tab, 3, "z")), status::ok);
+  EXPECT_EQ(get(t1, tab, 3), "z");
+  t1.abort();
+  transaction t2 = db.begin();
+  EXPECT_EQ(get(t2, tab, 3), "<none>");
+  EXPECT_EQ(sync_wait(t2.insert<P>(tab, 3, "z2")), status::ok);
+  EXPECT_TRUE(t2.commit());
+}
+
+std::string encode(std::int64_t x) { return std::string(reinterpret_cast<const char*>(&x), sizeof x); }
+std::int64_t decode(std::string_view s) {
+  std::int64_t x = 0;
+  std::memcpy(&x, s.data(), sizeof x);
+  return x;
+}
+
+// Moves `amount` from one account to another; false if it conflicted.
+template <class Policy>
+task<bool> transfer(engine& db, table& accounts, std::uint64_t from, std::uint64_t to, std::int64_t amount) {
+  transaction t = db.begin();
+  const auto a = co_await t.get<Policy>(accounts, from);
+  const auto b = co_await t.get<Policy>(accounts, to);
+  if (!a || !b) co_return false;
+  const std::int64_t new_a = decode(*a) - amount, new_b = decode(*b) + amount;
+  if (co_await t.put<Policy>(accounts, from, encode(new_a)) != status::ok) co_return false;
+  if (co_await t.put<Policy>(accounts, to, encode(new_b)) != status::ok) co_return false;
+  co_return t.commit();
+}
+
+template <class Policy>
+task<std::int64_t> audit(engine& db, const table& accounts) {
+  transaction t = db.begin();
+  std::vector<std::pair<std::uint64_t, std::string_view>> all;
+  co_await t.scan<Policy>(accounts, 0, ~std::size_t{0}, all);
+  std::int64_t total = 0;
+  for (const auto& [k, v] : all) total += decode(v);
+  t.commit();
+  co_return total;
+}
+
+TEST(transactions, concurrent_bank_transfers_keep_the_total) {
+  constexpr std::uint64_t accounts_count = 64;
+  constexpr std::int64_t start = 1000;
+  engine db;
+  table& accounts = db.create_table("accounts", accounts_count);
+  {
+    transaction t = db.begin();
+    for (std::uint64_t a = 0; a < accounts_count; ++a) {
+      ASSERT_EQ(sync_wait(t.insert<P>(accounts, a, encode(start))), status::ok);
+    }
+    ASSERT_TRUE(t.commit());
+  }
+  std::atomic<std::size_t> committed{0}, bad_audits{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 2; ++w) {
+    workers.emplace_back([&, w] {
+      std::mt19937_64 rng(w);
+      std::vector<std::array<std::uint64_t, 3>> batch(64);
+      for (int round = 0; round < 40; ++round) {
+        for (auto& b : batch) b = {rng() % accounts_count, rng() % accounts_count, rng() % 50};
+        const auto make = [&](auto policy, std::size_t i) {
+          const auto& b = batch[i];
+          return transfer<decltype(policy)>(db, accounts, b[0], b[0] == b[1] ? (b[1] + 1) % accounts_count : b[1],
+                                            static_cast<std::int64_t>(b[2]));
+        };
+        const auto sink = [&](std::size_t, bool ok) { committed += ok ? 1 : 0; };
+        if (round % 3 == 0) {
+          batched_scheduler{8}.run(batch.size(), make, sink);
+        } else if (round % 3 == 1) {
+          interleaved_scheduler{4}.run(batch.size(), make, sink);
+        } else {
+          sequential_scheduler{}.run(batch.size(), make, sink);
+        }
+        if (sync_wait(audit<P>(db, accounts)) != start * static_cast<std::int64_t>(accounts_count)) ++bad_audits;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(bad_audits.load(), 0u);
+  EXPECT_GT(committed.load(), 0u);
+  EXPECT_EQ(sync_wait(audit<sequential_policy>(db, accounts)), start * static_cast<std::int64_t>(accounts_count));
+}
+
+}  // namespace
+}  // namespace weave::txn
