@@ -43,7 +43,9 @@ TEST(transactions, match_a_map_through_random_commits_and_aborts) {
       const auto it = mine.find(key);
       switch (rng() % 4) {
         case 0: {
-          const auto got = round % 2 ? sync_wait(t.get<P>(tab, key)) : sync_wait(t.get<sequential_policy>(tab, key));
+          const auto got = round % 3 == 0   ? sync_wait(t.get<P>(tab, key))
+                           : round % 3 == 1 ? sync_wait(t.get_nested<P>(tab, key))
+                                            : sync_wait(t.get<sequential_policy>(tab, key));
           ASSERT_EQ(got.has_value(), it != mine.end()) << "key " << key;
           if (got) {
             ASSERT_EQ(std::string(*got), it->second);
@@ -51,7 +53,8 @@ TEST(transactions, match_a_map_through_random_commits_and_aborts) {
           break;
         }
         case 1: {
-          const status s = sync_wait(t.put<P>(tab, key, value));
+          const status s =
+              round % 2 ? sync_wait(t.put<P>(tab, key, value)) : sync_wait(t.put_nested<prefetch_policy>(tab, key, value));
           ASSERT_EQ(s, it != mine.end() ? status::ok : status::not_found);
           if (s == status::ok) it->second = value;
           break;

@@ -58,7 +58,7 @@ struct load_awaitable : detail::suspend_to_scheduler {
       detail::prefetch_line(ptr);
       return false;
     } else {
-      return true;
+      return true;  // one line: a prefetch right before the load buys nothing
     }
   }
   T await_resume() const noexcept { return *ptr; }
@@ -76,6 +76,11 @@ struct prefetch_awaitable : detail::suspend_to_scheduler {
       detail::prefetch_lines(ptr, bytes);
       return false;
     } else {
+      // Prefetching without suspending overlaps the misses on the lines of
+      // one object (a multi-line node), not those of different objects.
+      if constexpr (Policy::prefetches) {
+        if (miss_likely && bytes > 64) detail::prefetch_lines(ptr, bytes);
+      }
       return true;
     }
   }

@@ -43,6 +43,7 @@ class olc_btree {
   static constexpr unsigned leaf_keys = 30;
 
   struct node;
+  class descent;
   using key_type = std::uint64_t;
   using value_type = std::uint64_t;
 
@@ -342,41 +343,95 @@ class olc_btree {
   std::vector<std::unique_ptr<node, node_deleter>> nodes_;
 };
 
+// One optimistic descent to the leaf of a key, as a cursor: step() returns
+// the next node to prefetch (and is called again once it may be cached), or
+// null once the leaf has been read and validated. An operation inlines it
+// into its own coroutine, so a lookup inside a larger operation needs no
+// frame of its own:
+//
+//   olc_btree::descent d(tree, key);
+//   while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+//   d.value() ...
+class olc_btree::descent {
+ public:
+  descent(const olc_btree& tree, std::uint64_t key) noexcept : tree_(&tree), key_(key) {}
+
+  const node* step() noexcept {
+    for (;;) {
+      if (n_ == nullptr) {  // (re)start at the root
+        n_ = tree_->root();
+        const auto v = read_lock(*n_);
+        if (!v) {
+          restart();
+          continue;
+        }
+        v_ = *v;
+        depth_ = 1;
+      } else if (child_ != nullptr) {  // the child prefetched last time
+        const auto cv = read_lock(*child_);
+        if (!cv || !validate(*n_, v_)) {
+          restart();
+          continue;
+        }
+        n_ = child_;
+        v_ = *cv;
+        child_ = nullptr;
+      }
+      if (!n_->leaf) {
+        const node* c = n_->child(n_->child_for(key_));
+        if (!validate(*n_, v_) || c == nullptr) {
+          restart();
+          continue;
+        }
+        child_ = c;
+        cold_ = depth_++ >= tree_->hot_levels();
+        return c;
+      }
+      const unsigned pos = n_->lower_bound(key_);
+      found_ = pos < n_->size() && n_->key(pos) == key_;
+      value_ = found_ ? n_->value(pos) : 0;
+      if (!validate(*n_, v_)) {
+        restart();
+        continue;
+      }
+      return nullptr;
+    }
+  }
+
+  // Whether the node step() returned is below the cached levels.
+  bool cold() const noexcept { return cold_; }
+  std::optional<std::uint64_t> value() const noexcept {
+    return found_ ? std::optional<std::uint64_t>(value_) : std::nullopt;
+  }
+  // The leaf reached and the version it was validated at (for scans).
+  const node* leaf() const noexcept { return n_; }
+  std::uint64_t leaf_version() const noexcept { return v_; }
+
+ private:
+  void restart() noexcept {
+    n_ = nullptr;
+    child_ = nullptr;
+    pause();
+  }
+
+  const olc_btree* tree_;
+  std::uint64_t key_;
+  const node* n_ = nullptr;
+  const node* child_ = nullptr;
+  std::uint64_t v_ = 0;
+  unsigned depth_ = 0;
+  bool cold_ = false;
+  bool found_ = false;
+  std::uint64_t value_ = 0;
+};
+
 // The value under `key`, if any: one descent, suspending before each node
 // below the cached levels; restarts from the root when a version check fails.
 template <execution_policy Policy>
 task<std::optional<std::uint64_t>> lookup(const olc_btree& tree, std::uint64_t key) {
-  using node = olc_btree::node;
-  for (;;) {
-    const node* n = tree.root();
-    auto v = olc_btree::read_lock(*n);
-    bool restart = !v;
-    for (unsigned depth = 1; !restart && !n->leaf; ++depth) {
-      const node* c = n->child(n->child_for(key));
-      if (!olc_btree::validate(*n, *v) || c == nullptr) {
-        restart = true;
-        break;
-      }
-      // Hides the miss on the child; the parent is re-validated after it.
-      co_await prefetch<Policy>(c, olc_btree::node_bytes, depth >= tree.hot_levels());
-      const auto cv = olc_btree::read_lock(*c);
-      if (!cv || !olc_btree::validate(*n, *v)) {
-        restart = true;
-        break;
-      }
-      n = c;
-      v = cv;
-    }
-    if (restart) {
-      olc_btree::pause();
-      continue;
-    }
-    const unsigned pos = n->lower_bound(key);
-    const bool found = pos < n->size() && n->key(pos) == key;
-    const std::uint64_t value = found ? n->value(pos) : 0;
-    if (!olc_btree::validate(*n, *v)) continue;
-    co_return found ? std::optional<std::uint64_t>(value) : std::nullopt;
-  }
+  olc_btree::descent d(tree, key);
+  while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+  co_return d.value();
 }
 
 // Up to `limit` entries with keys >= `from`, in key order, appended to `out`
@@ -389,25 +444,11 @@ task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
   std::size_t taken = 0;
   bool past_end = false;
   while (taken < limit && !past_end) {
-    // Descend to the leaf holding `from`.
-    const node* n = tree.root();
-    auto v = olc_btree::read_lock(*n);
-    bool restart = !v;
-    for (unsigned depth = 1; !restart && !n->leaf; ++depth) {
-      const node* c = n->child(n->child_for(from));
-      if (!olc_btree::validate(*n, *v) || c == nullptr) {
-        restart = true;
-        break;
-      }
-      co_await prefetch<Policy>(c, olc_btree::node_bytes, depth >= tree.hot_levels());
-      const auto cv = olc_btree::read_lock(*c);
-      if (!cv || !olc_btree::validate(*n, *v)) {
-        restart = true;
-        break;
-      }
-      n = c;
-      v = cv;
-    }
+    olc_btree::descent d(tree, from);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+    const node* n = d.leaf();
+    std::uint64_t v = d.leaf_version();
+    bool restart = false;
     // Walk the leaves; each one's entries count only once its version checks.
     while (!restart && taken < limit) {
       std::pair<std::uint64_t, std::uint64_t> entries[olc_btree::leaf_keys];
@@ -417,7 +458,7 @@ task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
         entries[got++] = {n->key(i), n->value(i)};
       }
       const node* next = n->next();
-      if (!olc_btree::validate(*n, *v)) {
+      if (!olc_btree::validate(*n, v)) {
         restart = true;
         break;
       }
@@ -438,7 +479,7 @@ task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
         break;
       }
       n = next;
-      v = nv;
+      v = *nv;
     }
     if (restart) olc_btree::pause();
   }

@@ -92,19 +92,43 @@ class transaction {
   // Whether an operation hit a conflict: commit() will then abort.
   bool failed() const noexcept { return state_ == state::failed; }
 
-  // The value under `key` in this transaction's snapshot.
+  // The value under `key` in this transaction's snapshot. One flat
+  // coroutine: the index descent and the version-chain walk are inlined, so
+  // each suspension is a single resume.
   template <execution_policy Policy>
   task<std::optional<std::string_view>> get(const table& t, std::uint64_t key) {
-    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
-    if (!oid) co_return std::nullopt;
-    const version* v = co_await visible<Policy>(t, *oid);
-    if (v == nullptr || v->tombstone) co_return std::nullopt;
-    co_return v->value();
+    olc_btree::descent d(t.index(), key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+    if (!d.value()) co_return std::nullopt;
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    co_return value_of(c.found());
   }
 
-  // Replaces the value of an existing record.
+  // The same, as nested tasks (index lookup, then chain walk): the
+  // coro-nested baseline of the benchmarks.
+  template <execution_policy Policy>
+  task<std::optional<std::string_view>> get_nested(const table& t, std::uint64_t key) {
+    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
+    if (!oid) co_return std::nullopt;
+    co_return value_of(co_await visible<Policy>(t, *oid));
+  }
+
+  // Replaces the value of an existing record (flat, like get).
   template <execution_policy Policy>
   task<status> put(table& t, std::uint64_t key, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    olc_btree::descent d(t.index(), key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+    if (!d.value()) co_return status::not_found;
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    if (!value_of(c.found())) co_return status::not_found;
+    co_return install_now(t, *d.value(), value, false);
+  }
+
+  template <execution_policy Policy>
+  task<status> put_nested(table& t, std::uint64_t key, std::string_view value) {
     return write<Policy>(t, key, value, false);
   }
 
@@ -201,17 +225,49 @@ class transaction {
     return stamp <= begin_;
   }
 
+  static std::optional<std::string_view> value_of(const version* v) noexcept {
+    if (v == nullptr || v->tombstone) return std::nullopt;
+    return v->value();
+  }
+
+  // Walks record `oid`'s chain to the version a transaction sees: step()
+  // gives the next address to prefetch (the indirection slot, then each
+  // version in turn) or null once found() is known.
+  class chain_cursor {
+   public:
+    chain_cursor(const table& t, oid_t oid) noexcept : t_(&t), oid_(oid) {}
+    const void* step(const transaction& tx) noexcept {
+      switch (at_) {
+        case at::start:
+          at_ = at::slot;
+          return t_->head_address(oid_);
+        case at::slot:
+          at_ = at::chain;
+          v_ = t_->head(oid_).load(std::memory_order_acquire);
+          return v_;
+        case at::chain:
+          if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) return nullptr;
+          v_ = v_->older;
+          return v_;
+      }
+      return nullptr;
+    }
+    const version* found() const noexcept { return v_; }
+
+   private:
+    enum class at { start, slot, chain };
+    const table* t_;
+    oid_t oid_;
+    const version* v_ = nullptr;
+    at at_ = at::start;
+  };
+
   // The version of record `oid` this transaction sees, or null.
   template <execution_policy Policy>
   task<const version*> visible(const table& t, oid_t oid) {
-    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*));
-    const version* v = t.head(oid).load(std::memory_order_acquire);
-    while (v != nullptr) {
-      co_await prefetch<Policy>(v, sizeof(version));
-      if (sees(v->stamp.load(std::memory_order_acquire))) break;
-      v = v->older;
-    }
-    co_return v;
+    chain_cursor c(t, oid);
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    co_return c.found();
   }
 
   template <execution_policy Policy>
@@ -229,19 +285,23 @@ class transaction {
   template <execution_policy Policy>
   task<status> install(table& t, oid_t oid, std::string_view value, bool tombstone) {
     co_await prefetch<Policy>(t.head_address(oid), sizeof(version*));
+    co_return install_now(t, oid, value, tombstone);
+  }
+
+  status install_now(table& t, oid_t oid, std::string_view value, bool tombstone) {
     version* head = t.head(oid).load(std::memory_order_acquire);
     if (head != nullptr && !sees(head->stamp.load(std::memory_order_acquire))) {
       state_ = state::failed;
-      co_return status::conflict;
+      return status::conflict;
     }
     version* v = version::make(pending | id_, head, value, tombstone);
     if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
       version::destroy(v);  // never published
       state_ = state::failed;
-      co_return status::conflict;
+      return status::conflict;
     }
     writes_.push_back({&t, oid, v});
-    co_return status::ok;
+    return status::ok;
   }
 
   engine* engine_;
