@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   weave::cli::command_table commands;
   weave::cli::add_lookup_commands(app, *bench, commands);
   weave::cli::add_column_commands(*bench, *query, commands);
+  weave::cli::add_txn_commands(*bench, commands);
 
   try {
     app.parse(argc, argv);

@@ -47,6 +47,14 @@ expect_usage_error query in --generate rows=10 --random 5 --variant fastest
 expect_usage_error query in --csv /nonexistent/table.csv --random 5
 expect_usage_error query row --generate rows=10 --key notanumber
 expect_usage_error query row --generate rows=10 --key 1 --key-column nope
+expect_usage_error bench ycsb --workload delete
+expect_usage_error bench ycsb --modes coro,turbo
+expect_usage_error bench ycsb --isolation ssn
+expect_usage_error bench ycsb --key-bytes 16
+expect_usage_error bench ycsb --batch 0
+expect_usage_error bench ycsb --records 0
+expect_usage_error bench ycsb --records 100G
+expect_usage_error bench ycsb --theta 1.5
 # A CSV file with a bad line: the error names the line and the column.
 csv=$(mktemp)
 printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"

@@ -24,12 +24,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/olc_btree.hpp"
@@ -112,6 +114,17 @@ class transaction {
     const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
     if (!oid) co_return std::nullopt;
     co_return value_of(co_await visible<Policy>(t, *oid));
+  }
+
+  // Gets many keys of one table at once, interleaving their lookups with
+  // up to `group` in flight, whatever the caller's own policy: the
+  // multi-key interface. Calls out(i, value) for keys[i].
+  template <class Out>
+  void multi_get(const table& t, std::span<const std::uint64_t> keys, Out&& out, std::size_t group = 8) {
+    interleaved_scheduler{std::min<std::size_t>(std::max<std::size_t>(group, 1), interleaved_scheduler::max_group)}
+        .run(
+            keys.size(), [&](auto policy, std::size_t i) { return get<decltype(policy)>(t, keys[i]); },
+            [&](std::size_t i, std::optional<std::string_view> v) { out(i, v); });
   }
 
   // Replaces the value of an existing record (flat, like get).

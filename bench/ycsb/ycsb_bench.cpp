@@ -1,0 +1,321 @@
+#include "bench/ycsb/ycsb_bench.hpp"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <thread>
+
+#include "bench/workload/key_chooser.hpp"
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/sync_wait.hpp"
+#include "weave/txn/engine.hpp"
+
+namespace weave::bench {
+
+using clock_type = std::chrono::steady_clock;
+using txn::status;
+
+ycsb_mode parse_ycsb_mode(const std::string& name) {
+  if (name == "naive") return ycsb_mode::naive;
+  if (name == "prefetch") return ycsb_mode::prefetch;
+  if (name == "multi-key") return ycsb_mode::multi_key;
+  if (name == "coro-nested") return ycsb_mode::coro_nested;
+  if (name == "coro") return ycsb_mode::coro;
+  throw std::invalid_argument(
+      fmt::format("unknown mode '{}' (naive, prefetch, multi-key, coro-nested or coro)", name));
+}
+
+const char* ycsb_mode_name(ycsb_mode m) {
+  switch (m) {
+    case ycsb_mode::naive: return "naive";
+    case ycsb_mode::prefetch: return "prefetch";
+    case ycsb_mode::multi_key: return "multi-key";
+    case ycsb_mode::coro_nested: return "coro-nested";
+    case ycsb_mode::coro: return "coro";
+  }
+  return "?";
+}
+
+ycsb_workload parse_ycsb_workload(const std::string& name) {
+  if (name == "read") return ycsb_workload::read;
+  if (name == "update") return ycsb_workload::update;
+  if (name == "rmw") return ycsb_workload::rmw;
+  if (name == "mixed") return ycsb_workload::mixed;
+  if (name == "scan") return ycsb_workload::scan;
+  throw std::invalid_argument(fmt::format("unknown workload '{}' (read, update, rmw, mixed or scan)", name));
+}
+
+const char* ycsb_workload_name(ycsb_workload w) {
+  switch (w) {
+    case ycsb_workload::read: return "read";
+    case ycsb_workload::update: return "update";
+    case ycsb_workload::rmw: return "rmw";
+    case ycsb_workload::mixed: return "mixed";
+    case ycsb_workload::scan: return "scan";
+  }
+  return "?";
+}
+
+void validate(const ycsb_options& o) {
+  if (o.records == 0) throw std::invalid_argument("--records must be at least 1");
+  if (o.key_bytes != 8) throw std::invalid_argument("--key-bytes: only 8-byte keys so far");
+  if (o.value_bytes < 1 || o.value_bytes > 1000) throw std::invalid_argument("--value-bytes must be 1..1000");
+  if (o.ops_per_txn < 1 || o.ops_per_txn > 64) throw std::invalid_argument("--ops-per-txn must be 1..64");
+  if (o.workload == ycsb_workload::mixed && o.ops_per_txn < 2) {
+    throw std::invalid_argument("the mixed workload needs at least 2 operations per transaction");
+  }
+  if (o.scan_length < 1) throw std::invalid_argument("--scan-length must be at least 1");
+  if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
+  if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
+  for (std::size_t t : o.threads)
+    if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
+  for (std::size_t b : o.batches)
+    if (b < 1 || b > detail::max_group) throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
+  if (!(o.seconds > 0)) throw std::invalid_argument("--seconds must be positive");
+  if (o.isolation == "ssn") throw std::invalid_argument("--isolation ssn: the serializable mode is not built yet");
+  if (o.isolation != "si") throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
+}
+
+std::size_t estimated_bytes(const ycsb_options& o) {
+  // A version (header and value), its indirection slot, its index entry in 2/3-full leaves.
+  const std::size_t per_record = sizeof(txn::version) + o.value_bytes + 8 + 16 * 3 / 2 + 8;
+  return o.records * per_record;
+}
+
+namespace {
+
+struct worker {
+  std::vector<std::uint64_t> keys;  // a pool of chosen keys, used round-robin
+  std::size_t cursor = 0;
+  std::vector<float> latency_us;
+  std::size_t commits = 0, aborts = 0;
+  std::uint64_t checksum = 0;
+};
+
+struct context {
+  const ycsb_options& o;
+  txn::engine& db;
+  txn::table& table;
+};
+
+std::string value_for(std::uint64_t key, std::size_t bytes, std::uint64_t salt) {
+  std::string v(bytes, '\0');
+  const std::uint64_t x = key ^ salt;
+  std::memcpy(v.data(), &x, std::min(bytes, sizeof x));
+  return v;
+}
+
+std::uint64_t first_word(std::string_view v) {
+  std::uint64_t x = 0;
+  std::memcpy(&x, v.data(), std::min(v.size(), sizeof x));
+  return x;
+}
+
+// One YCSB transaction over keys[0, ops_per_txn); true if it committed.
+template <class Policy, bool Nested>
+task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
+  const auto start = clock_type::now();
+  txn::transaction t = c.db.begin();
+  const std::size_t n = c.o.ops_per_txn;
+  // mixed: 2 read-modify-writes, then reads
+  const std::size_t writes = c.o.workload == ycsb_workload::mixed ? 2
+                             : c.o.workload == ycsb_workload::read || c.o.workload == ycsb_workload::scan ? 0
+                                                                                                          : n;
+  const bool reads_first = c.o.workload != ycsb_workload::update;  // blind writes read nothing
+  bool ok = true;
+  if (c.o.workload == ycsb_workload::scan) {
+    std::vector<std::pair<std::uint64_t, std::string_view>> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      out.clear();
+      co_await t.scan<Policy>(c.table, keys[i], c.o.scan_length, out);
+      for (const auto& [k, v] : out) w.checksum += first_word(v);
+    }
+  } else if (multi_key && reads_first) {
+    // All reads at once, interleaved inside multi_get; then the writes.
+    t.multi_get(c.table, std::span<const std::uint64_t>(keys, n), [&](std::size_t, std::optional<std::string_view> v) {
+      if (v) w.checksum += first_word(*v);
+    });
+    for (std::size_t i = 0; i < writes && ok; ++i) {
+      ok = co_await t.put<Policy>(c.table, keys[i], value_for(keys[i], c.o.value_bytes, w.checksum)) == status::ok;
+    }
+  } else {
+    for (std::size_t i = 0; i < n && ok; ++i) {
+      if (reads_first) {
+        const auto v = Nested ? co_await t.get_nested<Policy>(c.table, keys[i]) : co_await t.get<Policy>(c.table, keys[i]);
+        if (v) w.checksum += first_word(*v);
+      }
+      if (i < writes) {
+        const std::string value = value_for(keys[i], c.o.value_bytes, w.checksum);
+        const status s = Nested ? co_await t.put_nested<Policy>(c.table, keys[i], value)
+                                : co_await t.put<Policy>(c.table, keys[i], value);
+        ok = s == status::ok;
+      }
+    }
+  }
+  ok = ok && t.commit();
+  if (!ok) t.abort();
+  w.latency_us.push_back(
+      static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - start).count()));
+  co_return ok;
+}
+
+template <bool Nested, class Scheduler>
+void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t txns, bool multi_key) {
+  const std::size_t n = c.o.ops_per_txn;
+  const std::size_t base = w.cursor;
+  w.cursor = (w.cursor + txns * n) % (w.keys.size() - n);
+  scheduler.run(
+      txns,
+      [&](auto policy, std::size_t i) {
+        return transaction_body<decltype(policy), Nested>(c, w, w.keys.data() + (base + i * n) % (w.keys.size() - n),
+                                                          multi_key);
+      },
+      [&](std::size_t, bool ok) { ++(ok ? w.commits : w.aborts); });
+}
+
+void run_mode(const context& c, worker& w, ycsb_mode mode, std::size_t batch, std::size_t txns) {
+  switch (mode) {
+    case ycsb_mode::naive: run_chunk<false>(c, w, sequential_scheduler{}, txns, false); break;
+    case ycsb_mode::prefetch: run_chunk<false>(c, w, basic_sequential_scheduler<prefetch_policy>{}, txns, false); break;
+    case ycsb_mode::multi_key: run_chunk<false>(c, w, sequential_scheduler{}, txns, true); break;
+    case ycsb_mode::coro_nested:
+      if (c.o.pipeline) {
+        run_chunk<true>(c, w, interleaved_scheduler{batch}, txns, false);
+      } else {
+        run_chunk<true>(c, w, batched_scheduler{batch}, txns, false);
+      }
+      break;
+    case ycsb_mode::coro:
+      if (c.o.pipeline) {
+        run_chunk<false>(c, w, interleaved_scheduler{batch}, txns, false);
+      } else {
+        run_chunk<false>(c, w, batched_scheduler{batch}, txns, false);
+      }
+      break;
+  }
+}
+
+double percentile(std::vector<float>& v, double p) {
+  if (v.empty()) return 0;
+  const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+void load(const ycsb_options& o, txn::engine& db, txn::table& table) {
+  constexpr std::size_t per_txn = 10'000;
+  for (std::size_t first = 0; first < o.records; first += per_txn) {
+    txn::transaction t = db.begin();
+    const std::size_t last = std::min(o.records, first + per_txn);
+    for (std::size_t k = first; k < last; ++k) {
+      if (sync_wait(t.insert<sequential_policy>(table, k, value_for(k, o.value_bytes, 0))) != status::ok) {
+        throw std::runtime_error(fmt::format("loading key {} failed", k));
+      }
+    }
+    if (!t.commit()) throw std::runtime_error("a loading transaction did not commit");
+    if (o.verbose && (first / per_txn) % 100 == 0) {
+      std::fprintf(stderr, "\rloading %zu records: %3.0f%%", o.records,
+                   100.0 * static_cast<double>(last) / static_cast<double>(o.records));
+    }
+  }
+  if (o.verbose) std::fprintf(stderr, "\rloading %zu records: done\n", o.records);
+}
+
+}  // namespace
+
+std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
+                                                   const std::function<void(const nlohmann::ordered_json&)>& each) {
+  validate(o);
+  txn::engine db;
+  txn::table& table = db.create_table("usertable", o.records);
+  load(o, db, table);
+  const context c{o, db, table};
+
+  std::vector<nlohmann::ordered_json> rows;
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  for (std::size_t threads : o.threads) {
+    for (std::size_t batch : o.batches) {
+      for (ycsb_mode mode : o.modes) {
+        const bool batched = mode == ycsb_mode::coro || mode == ycsb_mode::coro_nested;
+        if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
+        if (o.verbose) {
+          std::fprintf(stderr, "\r%s, %zu threads, batch %zu ...        ", ycsb_mode_name(mode), threads, batch);
+        }
+        std::vector<worker> workers(threads);
+        for (std::size_t t = 0; t < threads; ++t) {
+          key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
+                              o.theta > 0 ? o.theta : 0.5, o.seed + t);
+          workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
+          for (auto& k : workers[t].keys) k = chooser.next();
+        }
+        std::atomic<bool> go{false};
+        std::vector<std::thread> pool;
+        const auto deadline_of = [&] {
+          return clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
+        };
+        std::vector<double> elapsed(threads);
+        for (std::size_t t = 0; t < threads; ++t) {
+          pool.emplace_back([&, t] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(static_cast<int>(t % cpus), &set);
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+            const auto start = clock_type::now();
+            const auto deadline = deadline_of();
+            while (clock_type::now() < deadline) run_mode(c, workers[t], mode, batch, 64 * batch);
+            elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
+          });
+        }
+        go.store(true, std::memory_order_release);
+        for (auto& th : pool) th.join();
+
+        std::size_t commits = 0, aborts = 0;
+        std::vector<float> latency;
+        double txn_per_s = 0;
+        for (std::size_t t = 0; t < threads; ++t) {
+          commits += workers[t].commits;
+          aborts += workers[t].aborts;
+          txn_per_s += static_cast<double>(workers[t].commits) / elapsed[t];
+          latency.insert(latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
+        }
+        nlohmann::ordered_json j;
+        j["bench"] = "ycsb";
+        j["records"] = o.records;
+        j["key_bytes"] = o.key_bytes;
+        j["value_bytes"] = o.value_bytes;
+        j["workload"] = ycsb_workload_name(o.workload);
+        j["ops_per_txn"] = o.ops_per_txn;
+        if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
+        j["theta"] = o.theta;
+        j["threads"] = threads;
+        j["batch"] = batched ? batch : 1;
+        j["scheduler"] = batched ? (o.pipeline ? "pipeline" : "batch") : "sequential";
+        j["isolation"] = o.isolation;
+        j["mode"] = ycsb_mode_name(mode);
+        j["seconds"] = o.seconds;
+        j["txn_per_s"] = txn_per_s;
+        j["commits"] = commits;
+        j["aborts"] = aborts;
+        j["p50_us"] = percentile(latency, 0.5);
+        j["p99_us"] = percentile(latency, 0.99);
+        if (each) each(j);
+        rows.push_back(std::move(j));
+      }
+    }
+  }
+  if (o.verbose) std::fprintf(stderr, "\r%60s\r", "");
+  return rows;
+}
+
+}  // namespace weave::bench

@@ -1,0 +1,55 @@
+#pragma once
+// `weave bench ycsb`: YCSB-style transactions on the engine, one JSON line
+// per execution mode, all modes on the same loaded table.
+//
+//   naive        one transaction at a time, plain loads
+//   prefetch     one at a time, each node's lines prefetched, never suspending
+//   multi-key    one at a time; a transaction's reads go through multi_get,
+//                which interleaves them
+//   coro-nested  transactions interleaved by a scheduler (batches of B),
+//                operations as nested tasks (index lookup, then chain walk)
+//   coro         the same with flat single-level operations
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weave::bench {
+
+enum class ycsb_mode { naive, prefetch, multi_key, coro_nested, coro };
+enum class ycsb_workload { read, update, rmw, mixed, scan };
+
+ycsb_mode parse_ycsb_mode(const std::string& name);
+const char* ycsb_mode_name(ycsb_mode m);
+ycsb_workload parse_ycsb_workload(const std::string& name);
+const char* ycsb_workload_name(ycsb_workload w);
+
+struct ycsb_options {
+  std::size_t records = 1'000'000;
+  std::size_t key_bytes = 8;
+  std::size_t value_bytes = 8;
+  ycsb_workload workload = ycsb_workload::read;
+  std::size_t ops_per_txn = 10;
+  std::size_t scan_length = 10;
+  double theta = 0;  // 0: uniform keys, else Zipf
+  std::vector<std::size_t> threads{1};
+  std::vector<std::size_t> batches{8};
+  bool pipeline = false;  // refill scheduler instead of strict batches
+  double seconds = 2;
+  std::vector<ycsb_mode> modes{ycsb_mode::naive, ycsb_mode::prefetch, ycsb_mode::multi_key, ycsb_mode::coro_nested,
+                               ycsb_mode::coro};
+  std::string isolation = "si";
+  std::uint64_t seed = 42;
+  bool verbose = true;
+};
+
+void validate(const ycsb_options& o);
+std::size_t estimated_bytes(const ycsb_options& o);
+// Loads the table, runs every (threads, batch, mode), returns one JSON object each.
+std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
+                                                   const std::function<void(const nlohmann::ordered_json&)>& each = {});
+
+}  // namespace weave::bench
