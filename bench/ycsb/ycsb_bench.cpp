@@ -1,8 +1,6 @@
 #include "bench/ycsb/ycsb_bench.hpp"
 
 #include <fmt/format.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +12,7 @@
 #include <thread>
 
 #include "bench/workload/key_chooser.hpp"
+#include "bench/workload/parallel.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
@@ -242,7 +241,6 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   const context c{o, db, table};
 
   std::vector<nlohmann::ordered_json> rows;
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (ycsb_mode mode : o.modes) {
@@ -266,10 +264,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         std::vector<double> elapsed(threads);
         for (std::size_t t = 0; t < threads; ++t) {
           pool.emplace_back([&, t] {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(static_cast<int>(t % cpus), &set);
-            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+            pin_to_cpu(t);
             while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
             const auto start = clock_type::now();
             const auto deadline = deadline_of();
