@@ -118,8 +118,11 @@ class olc_btree {
   olc_btree& operator=(const olc_btree&) = delete;
 
   node* root() const noexcept { return root_.load(std::memory_order_acquire); }
-  // Levels from the root that stay cached (no suspension there).
-  unsigned hot_levels() const noexcept { return hot_levels_; }
+  // Levels from the root that stay cached (no suspension there); all of
+  // them while the whole tree fits in the cache.
+  unsigned hot_levels() const noexcept {
+    return machine::fits_in_cache(nodes_count_.load(std::memory_order_relaxed) * node_bytes) ? ~0u : hot_levels_;
+  }
   void set_hot_levels(unsigned levels) noexcept { hot_levels_ = levels; }
   std::size_t bytes() const {
     std::lock_guard<std::mutex> g(arena_mutex_);
@@ -198,6 +201,7 @@ class olc_btree {
     node* n = new (raw) node(leaf);
     std::lock_guard<std::mutex> g(arena_mutex_);
     nodes_.emplace_back(n);
+    nodes_count_.store(nodes_.size(), std::memory_order_relaxed);
     return n;
   }
 
@@ -340,6 +344,7 @@ class olc_btree {
   std::atomic<node*> root_{nullptr};
   unsigned hot_levels_ = machine::hot_levels(20, node_bytes);
   mutable std::mutex arena_mutex_;
+  std::atomic<std::size_t> nodes_count_{0};
   std::vector<std::unique_ptr<node, node_deleter>> nodes_;
 };
 
@@ -472,7 +477,7 @@ task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
         past_end = true;
         break;
       }
-      co_await prefetch<Policy>(next, olc_btree::node_bytes);
+      co_await prefetch<Policy>(next, olc_btree::node_bytes, tree.hot_levels() != ~0u);
       const auto nv = olc_btree::read_lock(*next);
       if (!nv) {
         restart = true;

@@ -22,4 +22,8 @@ std::size_t available_bytes() noexcept;
 // only costs a switch.
 unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept;
 
+// Whether a structure of `bytes` stays in the last-level cache alongside
+// others (a quarter of it): then its accesses are not worth a suspension.
+inline bool fits_in_cache(std::size_t bytes) noexcept { return bytes <= llc_bytes() / 4; }
+
 }  // namespace weave::machine

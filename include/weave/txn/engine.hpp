@@ -103,7 +103,7 @@ class transaction {
     while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
     if (!d.value()) co_return std::nullopt;
     chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
     co_return value_of(c.found());
   }
 
@@ -135,7 +135,7 @@ class transaction {
     while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
     if (!d.value()) co_return status::not_found;
     chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
     if (!value_of(c.found())) co_return status::not_found;
     co_return install_now(t, *d.value(), value, false);
   }
@@ -279,7 +279,7 @@ class transaction {
   template <execution_policy Policy>
   task<const version*> visible(const table& t, oid_t oid) {
     chain_cursor c(t, oid);
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version));
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
     co_return c.found();
   }
 
@@ -297,7 +297,7 @@ class transaction {
   // ours or committed in our snapshot; otherwise the transaction fails.
   template <execution_policy Policy>
   task<status> install(table& t, oid_t oid, std::string_view value, bool tombstone) {
-    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*));
+    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*), !t.cached());
     co_return install_now(t, oid, value, tombstone);
   }
 

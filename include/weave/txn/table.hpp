@@ -14,6 +14,7 @@
 
 #include "weave/index/olc_btree.hpp"
 #include "weave/memory/huge_buffer.hpp"
+#include "weave/memory/machine.hpp"
 #include "weave/txn/version.hpp"
 
 namespace weave::txn {
@@ -36,6 +37,9 @@ class table {
   const std::string& name() const noexcept { return name_; }
   std::size_t capacity() const noexcept { return heads_.size(); }
   std::size_t records() const noexcept { return next_oid_.load(std::memory_order_relaxed); }
+  // Whether the records' slots and newest versions likely stay cached, so
+  // reading them is not worth a suspension (about 64 bytes a record).
+  bool cached() const noexcept { return machine::fits_in_cache(records() * 64); }
   olc_btree& index() noexcept { return index_; }
   const olc_btree& index() const noexcept { return index_; }
 
