@@ -96,6 +96,7 @@ int run_demo(const demo_options& options) {
     fmt::print("  {:>5} {:>10.0f} {:>10.0f}\n", m.groups[k], m.measured_ns[k], m.predicted_ns[k]);
   std::fflush(stdout);
   run_column_demo(options);
+  run_txn_demo(options);
   return 0;
 }
 

@@ -14,5 +14,7 @@ struct demo_options {
 int run_demo(const demo_options& options);
 // The column store's part of the tour.
 void run_column_demo(const demo_options& options);
+// The transaction engine's part.
+void run_txn_demo(const demo_options& options);
 
 }  // namespace weave::bench

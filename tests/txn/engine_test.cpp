@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "weave/exec/batched_scheduler.hpp"
@@ -181,16 +182,21 @@ std::int64_t decode(std::string_view s) {
   return x;
 }
 
-// Moves `amount` from one account to another; false if it conflicted.
-template <class Policy>
+// Moves `amount` from one account to another; false if it conflicted. With
+// Nested, through the nested forms of the operations.
+template <class Policy, bool Nested = false>
 task<bool> transfer(engine& db, table& accounts, std::uint64_t from, std::uint64_t to, std::int64_t amount) {
   transaction t = db.begin();
-  const auto a = co_await t.get<Policy>(accounts, from);
-  const auto b = co_await t.get<Policy>(accounts, to);
+  const auto a = Nested ? co_await t.get_nested<Policy>(accounts, from) : co_await t.get<Policy>(accounts, from);
+  const auto b = Nested ? co_await t.get_nested<Policy>(accounts, to) : co_await t.get<Policy>(accounts, to);
   if (!a || !b) co_return false;
   const std::int64_t new_a = decode(*a) - amount, new_b = decode(*b) + amount;
-  if (co_await t.put<Policy>(accounts, from, encode(new_a)) != status::ok) co_return false;
-  if (co_await t.put<Policy>(accounts, to, encode(new_b)) != status::ok) co_return false;
+  const status s1 = Nested ? co_await t.put_nested<Policy>(accounts, from, encode(new_a))
+                           : co_await t.put<Policy>(accounts, from, encode(new_a));
+  if (s1 != status::ok) co_return false;
+  const status s2 = Nested ? co_await t.put_nested<Policy>(accounts, to, encode(new_b))
+                           : co_await t.put<Policy>(accounts, to, encode(new_b));
+  if (s2 != status::ok) co_return false;
   co_return t.commit();
 }
 
@@ -223,20 +229,28 @@ TEST(transactions, concurrent_bank_transfers_keep_the_total) {
     workers.emplace_back([&, w] {
       std::mt19937_64 rng(w);
       std::vector<std::array<std::uint64_t, 3>> batch(64);
-      for (int round = 0; round < 40; ++round) {
+      for (int round = 0; round < 48; ++round) {
         for (auto& b : batch) b = {rng() % accounts_count, rng() % accounts_count, rng() % 50};
-        const auto make = [&](auto policy, std::size_t i) {
-          const auto& b = batch[i];
-          return transfer<decltype(policy)>(db, accounts, b[0], b[0] == b[1] ? (b[1] + 1) % accounts_count : b[1],
-                                            static_cast<std::int64_t>(b[2]));
+        const auto make_with = [&](auto nested) {
+          return [&, nested](auto policy, std::size_t i) {
+            const auto& b = batch[i];
+            return transfer<decltype(policy), decltype(nested)::value>(
+                db, accounts, b[0], b[0] == b[1] ? (b[1] + 1) % accounts_count : b[1], static_cast<std::int64_t>(b[2]));
+          };
         };
+        const auto flat = make_with(std::false_type{});
+        const auto nested = make_with(std::true_type{});
         const auto sink = [&](std::size_t, bool ok) { committed += ok ? 1 : 0; };
-        if (round % 3 == 0) {
-          batched_scheduler{8}.run(batch.size(), make, sink);
-        } else if (round % 3 == 1) {
-          interleaved_scheduler{4}.run(batch.size(), make, sink);
-        } else {
-          sequential_scheduler{}.run(batch.size(), make, sink);
+        // Every mode of execution, and batch sizes from 1 to 16.
+        constexpr std::size_t sizes[] = {1, 2, 8, 16};
+        const std::size_t g = sizes[round / 6 % 4];
+        switch (round % 6) {
+          case 0: batched_scheduler{g}.run(batch.size(), flat, sink); break;
+          case 1: batched_scheduler{g}.run(batch.size(), nested, sink); break;
+          case 2: interleaved_scheduler{g}.run(batch.size(), flat, sink); break;
+          case 3: sequential_scheduler{}.run(batch.size(), flat, sink); break;
+          case 4: basic_sequential_scheduler<prefetch_policy>{}.run(batch.size(), flat, sink); break;
+          case 5: basic_sequential_scheduler<interleaved_policy>{}.run(batch.size(), nested, sink); break;
         }
         if (sync_wait(audit<P>(db, accounts)) != start * static_cast<std::int64_t>(accounts_count)) ++bad_audits;
       }

@@ -1,0 +1,31 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "bench/demo.hpp"
+#include "bench/ycsb/ycsb_bench.hpp"
+
+namespace weave::bench {
+
+void run_txn_demo(const demo_options& options) {
+  ycsb_options o;
+  o.records = std::max<std::size_t>(10'000, static_cast<std::size_t>(20'000'000 * options.scale));
+  o.seconds = 1;
+  fmt::print("\ntransactions: YCSB, 10 reads per transaction, {} records, one worker, batches of {}\n", o.records,
+             o.batches.front());
+  fmt::print("{:<12} {:>12} {:>9} {:>9} {:>9}\n", "mode", "txn/s", "vs naive", "p50 us", "p99 us");
+  double naive = 0;
+  run_ycsb_bench(o, [&](const nlohmann::ordered_json& j) {
+    const double tps = j["txn_per_s"];
+    if (j["mode"] == "naive") naive = tps;
+    fmt::print("{:<12} {:>12.0f} {:>8.2f}x {:>9.1f} {:>9.1f}\n", std::string(j["mode"]), tps, naive > 0 ? tps / naive : 0.0,
+               double(j["p50_us"]), double(j["p99_us"]));
+    std::fflush(stdout);
+  });
+  fmt::print("\nprefetch: each index node's lines prefetched, no switching; multi-key: a transaction's reads\n"
+             "interleaved inside multi_get; coro: whole transactions interleaved (latency grows with the batch).\n");
+}
+
+}  // namespace weave::bench
