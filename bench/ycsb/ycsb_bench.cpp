@@ -265,10 +265,15 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         for (std::size_t t = 0; t < threads; ++t) {
           pool.emplace_back([&, t] {
             pin_to_cpu(t);
+            txn::participant& me = db.join();
             while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
             const auto start = clock_type::now();
             const auto deadline = deadline_of();
-            while (clock_type::now() < deadline) run_mode(c, workers[t], mode, batch, 64 * batch);
+            while (clock_type::now() < deadline) {
+              // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
+              const txn::epoch_guard epoch = db.enter(me);
+              run_mode(c, workers[t], mode, batch, 64 * batch);
+            }
             elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
           });
         }

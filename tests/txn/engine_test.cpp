@@ -232,7 +232,7 @@ TEST(transactions, concurrent_bank_transfers_keep_the_total) {
       for (int round = 0; round < 48; ++round) {
         for (auto& b : batch) b = {rng() % accounts_count, rng() % accounts_count, rng() % 50};
         const auto make_with = [&](auto nested) {
-          return [&, nested](auto policy, std::size_t i) {
+          return [&](auto policy, std::size_t i) {
             const auto& b = batch[i];
             return transfer<decltype(policy), decltype(nested)::value>(
                 db, accounts, b[0], b[0] == b[1] ? (b[1] + 1) % accounts_count : b[1], static_cast<std::int64_t>(b[2]));

@@ -35,6 +35,7 @@
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/olc_btree.hpp"
+#include "weave/txn/epoch.hpp"
 #include "weave/txn/table.hpp"
 #include "weave/txn/version.hpp"
 
@@ -61,13 +62,23 @@ class engine {
 
   transaction begin();
 
+  // A worker joins once, then brackets each batch of transactions with
+  // enter(): versions its transactions unlink are reclaimed by epochs, and
+  // versions no running transaction can see are pruned at commit.
+  participant& join() { return epochs_.join(); }
+  epoch_guard enter(participant& p) {
+    return epoch_guard(p, [this] { return now(); });
+  }
+  const epoch_manager& epochs() const noexcept { return epochs_; }
+
  private:
   friend class transaction;
   std::atomic<std::uint64_t> clock_{1};
   std::atomic<std::uint64_t> next_id_{1};
   std::mutex commit_mutex_;
   std::mutex tables_mutex_;
-  std::vector<std::unique_ptr<table>> tables_;
+  epoch_manager epochs_;
+  std::vector<std::unique_ptr<table>> tables_;  // retired versions are in no chain: any order of freeing
 };
 
 enum class status {
@@ -80,9 +91,15 @@ enum class status {
 class transaction {
  public:
   explicit transaction(engine& e)
-      : engine_(&e), begin_(e.now()), id_(e.next_id_.fetch_add(1, std::memory_order_relaxed)) {}
+      : engine_(&e), participant_(epoch_guard::current()), id_(e.next_id_.fetch_add(1, std::memory_order_relaxed)) {
+    // Outside a batch the transaction holds off pruning; it says so before
+    // it reads its snapshot, so that no version it may need goes first.
+    if (participant_ == nullptr) e.epochs_.unmanaged_begin();
+    begin_ = e.now();
+  }
   transaction(transaction&& o) noexcept
-      : engine_(o.engine_), begin_(o.begin_), id_(o.id_), writes_(std::move(o.writes_)), state_(o.state_) {
+      : engine_(o.engine_), participant_(o.participant_), begin_(o.begin_), id_(o.id_),
+        writes_(std::move(o.writes_)), state_(o.state_) {
     o.state_ = state::finished;
   }
   transaction& operator=(transaction&&) = delete;
@@ -184,9 +201,12 @@ class transaction {
       co_await weave::scan<Policy>(t.index(), from, limit - taken, entries);
       if (entries.empty()) break;
       for (const auto& [key, oid] : entries) {
-        const version* v = co_await visible<Policy>(t, oid);
-        if (v != nullptr && !v->tombstone) {
-          out.emplace_back(key, v->value());
+        // The chain walk inlined: a long scan of cached records then needs
+        // no transfer per record.
+        chain_cursor c(t, oid);
+        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+        if (const auto v = value_of(c.found())) {
+          out.emplace_back(key, *v);
           ++taken;
         }
       }
@@ -204,13 +224,16 @@ class transaction {
       return false;
     }
     if (!writes_.empty()) {
-      std::lock_guard<std::mutex> g(engine_->commit_mutex_);
-      const std::uint64_t ts = engine_->clock_.load(std::memory_order_relaxed) + 1;
-      for (const write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
-      engine_->clock_.store(ts, std::memory_order_release);
+      std::uint64_t ts = 0;
+      {
+        std::lock_guard<std::mutex> g(engine_->commit_mutex_);
+        ts = engine_->clock_.load(std::memory_order_relaxed) + 1;
+        for (const write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
+        engine_->clock_.store(ts, std::memory_order_release);
+      }
+      prune(ts);
     }
-    writes_.clear();
-    state_ = state::finished;
+    finish();
     return true;
   }
 
@@ -218,15 +241,47 @@ class transaction {
   void abort() {
     if (state_ == state::finished) return;
     for (auto it = writes_.rbegin(); it != writes_.rend(); ++it) {
-      it->t->head(it->oid).store(it->v->older, std::memory_order_release);
-      it->t->retire(it->v);
+      it->t->head(it->oid).store(it->v->older.load(std::memory_order_relaxed), std::memory_order_release);
+      // A reader may be looking at it: freed once no batch can.
+      if (participant_ != nullptr) {
+        participant_->retire(it->v, &version::destroy_erased);
+      } else {
+        it->t->retire(it->v);
+      }
     }
-    writes_.clear();
-    state_ = state::finished;
+    finish();
   }
 
  private:
   enum class state { active, failed, finished };
+
+  void finish() noexcept {
+    writes_.clear();
+    state_ = state::finished;
+    if (participant_ == nullptr) engine_->epochs_.unmanaged_end();
+  }
+
+  // Cuts the chains this transaction wrote below the newest version every
+  // running transaction sees: nothing can reach what is behind it. Done by
+  // the committer, so the cost is spread over the writes.
+  void prune(std::uint64_t committed) {
+    if (participant_ == nullptr) return;
+    const std::uint64_t oldest = engine_->epochs_.oldest_snapshot(committed);
+    if (oldest == 0) return;
+    for (const write_entry& w : writes_) {
+      version* v = w.v;
+      while (v != nullptr) {
+        const std::uint64_t s = v->stamp.load(std::memory_order_acquire);
+        if (!(s & pending) && s <= oldest) break;
+        v = v->older.load(std::memory_order_acquire);
+      }
+      if (v == nullptr) continue;
+      // Whoever takes the link frees what hangs on it.
+      if (version* dead = v->older.exchange(nullptr, std::memory_order_acq_rel)) {
+        participant_->retire(dead, &version::destroy_chain_erased);
+      }
+    }
+  }
   struct write_entry {
     table* t;
     oid_t oid;
@@ -260,7 +315,7 @@ class transaction {
           return v_;
         case at::chain:
           if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) return nullptr;
-          v_ = v_->older;
+          v_ = v_->older.load(std::memory_order_acquire);
           return v_;
       }
       return nullptr;
@@ -318,7 +373,8 @@ class transaction {
   }
 
   engine* engine_;
-  std::uint64_t begin_;
+  participant* participant_;  // the batch's, or null (unmanaged)
+  std::uint64_t begin_ = 0;
   std::uint64_t id_;
   std::vector<write_entry> writes_;
   state state_ = state::active;

@@ -20,7 +20,9 @@ inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
 
 struct version {
   std::atomic<std::uint64_t> stamp;
-  version* older;  // fixed once the version is installed
+  // The next older version; set at install, cut (to null) only when the
+  // versions behind are invisible to every running transaction.
+  std::atomic<version*> older;
   std::uint32_t size;
   bool tombstone;
 
@@ -29,22 +31,24 @@ struct version {
   // A version with room for `bytes` of value behind it.
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
     void* raw = ::operator new(sizeof(version) + value.size());
-    auto* v = new (raw) version{{stamp}, older, static_cast<std::uint32_t>(value.size()), tombstone};
-    std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
+    auto* v = new (raw) version{{stamp}, {older}, static_cast<std::uint32_t>(value.size()), tombstone};
+    if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
     return v;
   }
   static void destroy(version* v) noexcept {
     v->~version();
     ::operator delete(v);
   }
-  // Frees a whole chain (when its table goes away).
+  // Frees a whole chain (once nobody can reach it).
   static void destroy_chain(version* v) noexcept {
     while (v != nullptr) {
-      version* older = v->older;
+      version* older = v->older.load(std::memory_order_relaxed);
       destroy(v);
       v = older;
     }
   }
+  static void destroy_chain_erased(void* v) noexcept { destroy_chain(static_cast<version*>(v)); }
+  static void destroy_erased(void* v) noexcept { destroy(static_cast<version*>(v)); }
 };
 
 }  // namespace weave::txn

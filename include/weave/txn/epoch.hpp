@@ -1,0 +1,177 @@
+#pragma once
+// Epoch-based reclamation, and the oldest snapshot still in use.
+//
+// A worker joins once and then brackets each batch of transactions with an
+// epoch_guard (not each transaction: entering costs a store and a fence).
+// Memory unlinked from a shared structure while readers may still hold it
+// (an aborted version, versions pruned from a chain) is retired with the
+// global epoch of the moment and freed once the epoch has advanced twice:
+// by then every batch that could have seen it has left.
+//
+// A worker in a batch also publishes a snapshot floor: the clock when the
+// batch began. Every transaction of the batch reads a snapshot at or after
+// it, so the minimum over the workers bounds what any running transaction
+// can still read, and versions hidden behind one committed before it can go.
+// Transactions begun outside any guard count as "unmanaged" and stop all
+// pruning while they run.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <mutex>
+#include <vector>
+
+namespace weave::txn {
+
+class epoch_manager;
+
+// One worker's membership: its epoch and snapshot floor, and what it retired.
+class participant {
+ public:
+  static constexpr std::uint64_t idle = 0;
+  static constexpr std::uint64_t no_floor = std::numeric_limits<std::uint64_t>::max();
+
+  explicit participant(epoch_manager& m) : manager_(&m) {}
+  participant(const participant&) = delete;
+  participant& operator=(const participant&) = delete;
+  ~participant();
+
+  void retire(void* p, void (*free)(void*));
+  std::size_t pending() const noexcept { return retired_.size(); }
+
+ private:
+  friend class epoch_manager;
+  friend class epoch_guard;
+  struct retired_object {
+    void* p;
+    void (*free)(void*);
+    std::uint64_t epoch;
+  };
+
+  epoch_manager* manager_;
+  std::atomic<std::uint64_t> epoch_{idle};
+  std::atomic<std::uint64_t> floor_{no_floor};  // 0 while being set: blocks pruning
+  std::vector<retired_object> retired_;
+};
+
+class epoch_manager {
+ public:
+  epoch_manager() = default;
+  epoch_manager(const epoch_manager&) = delete;
+  epoch_manager& operator=(const epoch_manager&) = delete;
+  ~epoch_manager() {
+    for (auto& p : participants_) free_all(*p);
+  }
+
+  // A participant for the calling worker, valid as long as the manager.
+  participant& join() {
+    std::lock_guard<std::mutex> g(mutex_);
+    if (participants_.size() == max_participants) throw std::length_error("too many workers joined");
+    participants_.emplace_back(std::make_unique<participant>(*this));
+    count_.store(participants_.size(), std::memory_order_release);
+    return *participants_.back();
+  }
+
+  std::uint64_t epoch() const noexcept { return epoch_.load(std::memory_order_acquire); }
+
+  // The oldest snapshot a running managed transaction may read, given the
+  // clock `now`; 0 if unknown (a worker is entering, or an unmanaged
+  // transaction runs), which forbids pruning.
+  std::uint64_t oldest_snapshot(std::uint64_t now) const noexcept {
+    if (unmanaged_.load(std::memory_order_seq_cst) > 0) return 0;
+    std::uint64_t oldest = now;
+    const std::size_t n = count_.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t f = participants_[i]->floor_.load(std::memory_order_seq_cst);
+      if (f == 0) return 0;
+      oldest = std::min(oldest, f);
+    }
+    return oldest;
+  }
+
+  void unmanaged_begin() noexcept { unmanaged_.fetch_add(1, std::memory_order_seq_cst); }
+  void unmanaged_end() noexcept { unmanaged_.fetch_sub(1, std::memory_order_seq_cst); }
+
+ private:
+  friend class participant;
+  friend class epoch_guard;
+
+  // Advances the global epoch if every worker in a batch has seen it.
+  void try_advance() noexcept {
+    const std::uint64_t e = epoch();
+    const std::size_t n = count_.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t local = participants_[i]->epoch_.load(std::memory_order_seq_cst);
+      if (local != participant::idle && local != e) return;
+    }
+    std::uint64_t expected = e;
+    epoch_.compare_exchange_strong(expected, e + 1, std::memory_order_acq_rel);
+  }
+
+  // Frees what `p` retired at least two epochs ago.
+  void collect(participant& p) {
+    const std::uint64_t e = epoch();
+    auto keep = std::partition(p.retired_.begin(), p.retired_.end(),
+                               [&](const participant::retired_object& r) { return r.epoch + 2 > e; });
+    for (auto it = keep; it != p.retired_.end(); ++it) it->free(it->p);
+    p.retired_.erase(keep, p.retired_.end());
+  }
+
+  static void free_all(participant& p) {
+    for (auto& r : p.retired_) r.free(r.p);
+    p.retired_.clear();
+  }
+
+  std::atomic<std::uint64_t> epoch_{1};
+  std::atomic<std::int64_t> unmanaged_{0};
+  std::mutex mutex_;
+  // Fixed capacity so that readers of the list never see it move.
+  static constexpr std::size_t max_participants = 1024;
+  std::vector<std::unique_ptr<participant>> participants_ = [] {
+    std::vector<std::unique_ptr<participant>> v;
+    v.reserve(max_participants);
+    return v;
+  }();
+  std::atomic<std::size_t> count_{0};
+};
+
+inline participant::~participant() { epoch_manager::free_all(*this); }
+
+inline void participant::retire(void* p, void (*free)(void*)) {
+  retired_.push_back({p, free, manager_->epoch()});
+}
+
+// Brackets one batch of a worker's transactions. `now` reads the clock.
+class epoch_guard {
+ public:
+  template <class Clock>
+  epoch_guard(participant& p, Clock&& now) : p_(&p) {
+    current() = &p;
+    p.floor_.store(0, std::memory_order_seq_cst);  // "being set": nobody prunes meanwhile
+    p.epoch_.store(p.manager_->epoch(), std::memory_order_seq_cst);
+    p.floor_.store(now(), std::memory_order_seq_cst);
+  }
+  epoch_guard(const epoch_guard&) = delete;
+  epoch_guard& operator=(const epoch_guard&) = delete;
+  ~epoch_guard() {
+    p_->floor_.store(participant::no_floor, std::memory_order_seq_cst);
+    p_->epoch_.store(participant::idle, std::memory_order_seq_cst);
+    current() = nullptr;
+    p_->manager_->try_advance();
+    if (!p_->retired_.empty()) p_->manager_->collect(*p_);
+  }
+
+  // The participant of the batch the calling thread is in, if any.
+  static participant*& current() noexcept {
+    static thread_local participant* p = nullptr;
+    return p;
+  }
+
+ private:
+  participant* p_;
+};
+
+}  // namespace weave::txn
