@@ -8,6 +8,7 @@
 //
 //   build/release/bank   (built with the weave command; see README)
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -78,11 +79,18 @@ int main() {
     from[i] = rng() % accounts_count;
     to[i] = (from[i] + 1 + rng() % (accounts_count - 1)) % accounts_count;
   }
+  // A worker joins the engine once and brackets each batch of transactions
+  // with an epoch: old versions are then pruned and freed as it goes.
+  weave::txn::participant& worker = db.join();
   std::size_t committed = 0;
-  weave::batched_scheduler{8}.run(
-      from.size(),
-      [&](auto policy, std::size_t i) { return transfer<decltype(policy)>(db, accounts, from[i], to[i], 2'500); },
-      [&](std::size_t, bool ok) { committed += ok ? 1 : 0; });
+  constexpr std::size_t batch = 10'000;
+  for (std::size_t first = 0; first < from.size(); first += batch) {
+    const weave::txn::epoch_guard epoch = db.enter(worker);
+    weave::batched_scheduler{8}.run(
+        first, std::min(first + batch, from.size()),
+        [&](auto policy, std::size_t i) { return transfer<decltype(policy)>(db, accounts, from[i], to[i], 2'500); },
+        [&](std::size_t, bool ok) { committed += ok ? 1 : 0; });
+  }
 
   const std::int64_t total = weave::sync_wait(audit<weave::interleaved_policy>(db, accounts));
   std::printf("%zu of %zu transfers committed; total %lld cents (expected %lld)\n", committed, from.size(),

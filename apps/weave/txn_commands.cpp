@@ -24,6 +24,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string batches = "8";
     bool pipeline = false;
     double seconds = 2;
+    std::size_t repeat = 3;
     std::string modes = "naive,prefetch,multi-key,coro-nested,coro";
     std::string isolation = "si";
     std::uint64_t seed = 42;
@@ -42,7 +43,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--batch", y->batches, "comma-separated batch sizes (transactions in flight per worker)")
       ->capture_default_str();
   cmd->add_flag("--pipeline", y->pipeline, "refill a finished transaction's slot at once instead of strict batches");
-  cmd->add_option("--seconds", y->seconds, "run time per configuration")->capture_default_str();
+  cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
+  cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn; the median is reported")
+      ->capture_default_str();
   cmd->add_option("--modes", y->modes, "naive,prefetch,multi-key,coro-nested,coro")->capture_default_str();
   cmd->add_option("--isolation", y->isolation, "si | ssn")->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
@@ -60,6 +63,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.batches = parse_sizes(y->batches);
     o.pipeline = y->pipeline;
     o.seconds = y->seconds;
+    o.repeat = y->repeat;
     o.modes.clear();
     for (const auto& m : split(y->modes)) o.modes.push_back(bench::parse_ycsb_mode(m));
     o.isolation = y->isolation;

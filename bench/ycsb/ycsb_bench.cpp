@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bench/workload/key_chooser.hpp"
+#include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
@@ -81,6 +82,7 @@ void validate(const ycsb_options& o) {
   for (std::size_t b : o.batches)
     if (b < 1 || b > detail::max_group) throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
   if (!(o.seconds > 0)) throw std::invalid_argument("--seconds must be positive");
+  if (o.repeat < 1 || o.repeat > 100) throw std::invalid_argument("--repeat must be 1..100");
   if (o.isolation == "ssn") throw std::invalid_argument("--isolation ssn: the serializable mode is not built yet");
   if (o.isolation != "si") throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
 }
@@ -240,79 +242,98 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   load(o, db, table);
   const context c{o, db, table};
 
-  std::vector<nlohmann::ordered_json> rows;
+  // Workers keep their participant across runs.
+  std::vector<txn::participant*> members;
+  for (std::size_t t = 0; t < *std::max_element(o.threads.begin(), o.threads.end()); ++t) members.push_back(&db.join());
+
+  struct config {
+    std::size_t threads, batch;
+    ycsb_mode mode;
+    std::vector<double> txn_per_s;
+    std::size_t commits = 0, aborts = 0;
+    std::vector<float> latency;
+  };
+  std::vector<config> configs;
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (ycsb_mode mode : o.modes) {
         const bool batched = mode == ycsb_mode::coro || mode == ycsb_mode::coro_nested;
         if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
-        if (o.verbose) {
-          std::fprintf(stderr, "\r%s, %zu threads, batch %zu ...        ", ycsb_mode_name(mode), threads, batch);
-        }
-        std::vector<worker> workers(threads);
-        for (std::size_t t = 0; t < threads; ++t) {
-          key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
-                              o.theta > 0 ? o.theta : 0.5, o.seed + t);
-          workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
-          for (auto& k : workers[t].keys) k = chooser.next();
-        }
-        std::atomic<bool> go{false};
-        std::vector<std::thread> pool;
-        const auto deadline_of = [&] {
-          return clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
-        };
-        std::vector<double> elapsed(threads);
-        for (std::size_t t = 0; t < threads; ++t) {
-          pool.emplace_back([&, t] {
-            pin_to_cpu(t);
-            txn::participant& me = db.join();
-            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-            const auto start = clock_type::now();
-            const auto deadline = deadline_of();
-            while (clock_type::now() < deadline) {
-              // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
-              const txn::epoch_guard epoch = db.enter(me);
-              run_mode(c, workers[t], mode, batch, 64 * batch);
-            }
-            elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
-          });
-        }
-        go.store(true, std::memory_order_release);
-        for (auto& th : pool) th.join();
-
-        std::size_t commits = 0, aborts = 0;
-        std::vector<float> latency;
-        double txn_per_s = 0;
-        for (std::size_t t = 0; t < threads; ++t) {
-          commits += workers[t].commits;
-          aborts += workers[t].aborts;
-          txn_per_s += static_cast<double>(workers[t].commits) / elapsed[t];
-          latency.insert(latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
-        }
-        nlohmann::ordered_json j;
-        j["bench"] = "ycsb";
-        j["records"] = o.records;
-        j["key_bytes"] = o.key_bytes;
-        j["value_bytes"] = o.value_bytes;
-        j["workload"] = ycsb_workload_name(o.workload);
-        j["ops_per_txn"] = o.ops_per_txn;
-        if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
-        j["theta"] = o.theta;
-        j["threads"] = threads;
-        j["batch"] = batched ? batch : 1;
-        j["scheduler"] = batched ? (o.pipeline ? "pipeline" : "batch") : "sequential";
-        j["isolation"] = o.isolation;
-        j["mode"] = ycsb_mode_name(mode);
-        j["seconds"] = o.seconds;
-        j["txn_per_s"] = txn_per_s;
-        j["commits"] = commits;
-        j["aborts"] = aborts;
-        j["p50_us"] = percentile(latency, 0.5);
-        j["p99_us"] = percentile(latency, 0.99);
-        if (each) each(j);
-        rows.push_back(std::move(j));
+        configs.push_back(config{threads, batch, mode, {}, 0, 0, {}});
       }
     }
+  }
+  // Every configuration runs once per repeat, in turn, so that a slow spell
+  // of the machine hits all of them alike; the median is reported.
+  for (std::size_t r = 0; r < o.repeat; ++r) {
+    for (config& cfg : configs) {
+      if (o.verbose) {
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, batch %zu ...        ", r + 1, o.repeat,
+                     ycsb_mode_name(cfg.mode), cfg.threads, cfg.batch);
+      }
+      std::vector<worker> workers(cfg.threads);
+      for (std::size_t t = 0; t < cfg.threads; ++t) {
+        key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
+                            o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);
+        workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
+        for (auto& k : workers[t].keys) k = chooser.next();
+      }
+      std::atomic<bool> go{false};
+      std::vector<std::thread> pool;
+      std::vector<double> elapsed(cfg.threads);
+      const auto run_for = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
+      for (std::size_t t = 0; t < cfg.threads; ++t) {
+        pool.emplace_back([&, t] {
+          pin_to_cpu(t);
+          while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+          const auto start = clock_type::now();
+          while (clock_type::now() - start < run_for) {
+            // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
+            const txn::epoch_guard epoch = db.enter(*members[t]);
+            run_mode(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+          }
+          elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
+        });
+      }
+      go.store(true, std::memory_order_release);
+      for (auto& th : pool) th.join();
+      double txn_per_s = 0;
+      for (std::size_t t = 0; t < cfg.threads; ++t) {
+        cfg.commits += workers[t].commits;
+        cfg.aborts += workers[t].aborts;
+        txn_per_s += static_cast<double>(workers[t].commits) / elapsed[t];
+        cfg.latency.insert(cfg.latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
+      }
+      cfg.txn_per_s.push_back(txn_per_s);
+    }
+  }
+
+  std::vector<nlohmann::ordered_json> rows;
+  for (config& cfg : configs) {
+    const bool batched = cfg.mode == ycsb_mode::coro || cfg.mode == ycsb_mode::coro_nested;
+    nlohmann::ordered_json j;
+    j["bench"] = "ycsb";
+    j["records"] = o.records;
+    j["key_bytes"] = o.key_bytes;
+    j["value_bytes"] = o.value_bytes;
+    j["workload"] = ycsb_workload_name(o.workload);
+    j["ops_per_txn"] = o.ops_per_txn;
+    if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
+    j["theta"] = o.theta;
+    j["threads"] = cfg.threads;
+    j["batch"] = batched ? cfg.batch : 1;
+    j["scheduler"] = batched ? (o.pipeline ? "pipeline" : "batch") : "sequential";
+    j["isolation"] = o.isolation;
+    j["mode"] = ycsb_mode_name(cfg.mode);
+    j["seconds"] = o.seconds;
+    j["repeat"] = o.repeat;
+    j["txn_per_s"] = median(cfg.txn_per_s);
+    j["commits"] = cfg.commits;
+    j["aborts"] = cfg.aborts;
+    j["p50_us"] = percentile(cfg.latency, 0.5);
+    j["p99_us"] = percentile(cfg.latency, 0.99);
+    if (each) each(j);
+    rows.push_back(std::move(j));
   }
   if (o.verbose) std::fprintf(stderr, "\r%60s\r", "");
   return rows;

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct ycsb_options {
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};
   bool pipeline = false;  // refill scheduler instead of strict batches
-  double seconds = 2;
+  double seconds = 2;      // per configuration and repeat
+  std::size_t repeat = 3;  // runs of each configuration, in turn; the median is reported
   std::vector<ycsb_mode> modes{ycsb_mode::naive, ycsb_mode::prefetch, ycsb_mode::multi_key, ycsb_mode::coro_nested,
                                ycsb_mode::coro};
   std::string isolation = "si";

@@ -5,10 +5,13 @@ w=build/release/weave
 out=docs/results/raw
 mkdir -p "$out"
 # Read-only, 10 reads per transaction, 10^8 records (8-byte keys and values), uniform, 1 and 2 threads.
-$w bench ycsb --records 100M --workload read --threads 1,2 --batch 8 --seconds 5 --quiet > $out/ycsb-read-100M.jsonl
+$w bench ycsb --records 100M --workload read --threads 1,2 --batch 8 --seconds 2 --repeat 3 --quiet \
+  > $out/ycsb-read-100M.jsonl
 # Update-only (10 blind writes per transaction) and the latency against batch size, on the same size.
-$w bench ycsb --records 100M --workload update --threads 1 --batch 8 --seconds 5 --quiet > $out/ycsb-update-100M.jsonl
-$w bench ycsb --records 100M --workload read --threads 1 --batch 1,2,4,8,16 --modes prefetch,coro --seconds 3 \
-  --quiet > $out/ycsb-batch-100M.jsonl
+$w bench ycsb --records 100M --workload update --threads 1 --batch 8 --seconds 2 --repeat 3 --quiet \
+  > $out/ycsb-update-100M.jsonl
+$w bench ycsb --records 100M --workload read --threads 1 --batch 1,2,4,8,16 --modes prefetch,coro --seconds 1 \
+  --repeat 3 --quiet > $out/ycsb-batch-100M.jsonl
 # Cache-resident: 10^4 records.
-$w bench ycsb --records 10K --workload read --threads 1 --batch 8 --seconds 3 --quiet > $out/ycsb-read-10K.jsonl
+$w bench ycsb --records 10K --workload read --threads 1 --batch 8 --seconds 1 --repeat 5 --quiet \
+  > $out/ycsb-read-10K.jsonl

@@ -55,6 +55,7 @@ expect_usage_error bench ycsb --batch 0
 expect_usage_error bench ycsb --records 0
 expect_usage_error bench ycsb --records 100G
 expect_usage_error bench ycsb --theta 1.5
+expect_usage_error bench ycsb --repeat 0
 # A CSV file with a bad line: the error names the line and the column.
 csv=$(mktemp)
 printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"
