@@ -257,6 +257,13 @@ class transaction {
 
   void finish() noexcept {
     writes_.clear();
+    // The write set's storage goes to the thread's next transaction.
+    if (writes_.capacity() > 0 && spare_write_sets_.size() < max_spare_write_sets) {
+      try {
+        spare_write_sets_.push_back(std::move(writes_));
+      } catch (const std::bad_alloc&) {  // keeping it is only an optimization
+      }
+    }
     state_ = state::finished;
     if (participant_ == nullptr) engine_->epochs_.unmanaged_end();
   }
@@ -376,7 +383,16 @@ class transaction {
   participant* participant_;  // the batch's, or null (unmanaged)
   std::uint64_t begin_ = 0;
   std::uint64_t id_;
-  std::vector<write_entry> writes_;
+  std::vector<write_entry> writes_ = take_spare_write_set();
+
+  static constexpr std::size_t max_spare_write_sets = 256;
+  static inline thread_local std::vector<std::vector<write_entry>> spare_write_sets_;
+  static std::vector<write_entry> take_spare_write_set() noexcept {
+    if (spare_write_sets_.empty()) return {};
+    std::vector<write_entry> w = std::move(spare_write_sets_.back());
+    spare_write_sets_.pop_back();
+    return w;
+  }
   state state_ = state::active;
 };
 

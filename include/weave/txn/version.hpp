@@ -14,6 +14,8 @@
 #include <new>
 #include <string_view>
 
+#include "weave/exec/frame_pool.hpp"
+
 namespace weave::txn {
 
 inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
@@ -30,14 +32,16 @@ struct version {
 
   // A version with room for `bytes` of value behind it.
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
-    void* raw = ::operator new(sizeof(version) + value.size());
+    // From the thread's frame pool: no malloc per write once it is warm.
+    void* raw = weave::detail::frame_pool::allocate(sizeof(version) + value.size());
     auto* v = new (raw) version{{stamp}, {older}, static_cast<std::uint32_t>(value.size()), tombstone};
     if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
     return v;
   }
   static void destroy(version* v) noexcept {
+    const std::size_t bytes = sizeof(version) + v->size;
     v->~version();
-    ::operator delete(v);
+    weave::detail::frame_pool::deallocate(v, bytes);
   }
   // Frees a whole chain (once nobody can reach it).
   static void destroy_chain(version* v) noexcept {
