@@ -7,12 +7,12 @@
 
 namespace weave::machine {
 
-std::size_t l2_bytes() noexcept {
+std::size_t detail::read_l2_bytes() noexcept {
   const long v = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
   return v > 0 ? static_cast<std::size_t>(v) : std::size_t{256} << 10;
 }
 
-std::size_t llc_bytes() noexcept {
+std::size_t detail::read_llc_bytes() noexcept {
   const long v = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
   return v > 0 ? static_cast<std::size_t>(v) : std::size_t{8} << 20;
 }

@@ -8,11 +8,23 @@ namespace weave::machine {
 
 inline constexpr std::size_t cache_line = 64;
 
+namespace detail {
+std::size_t read_l2_bytes() noexcept;
+std::size_t read_llc_bytes() noexcept;
+}  // namespace detail
+
 // Per-core L2 size in bytes (a conservative 256 KiB when the OS does not say).
-std::size_t l2_bytes() noexcept;
+// Asked once: operations consult the cache sizes on their hot paths.
+inline std::size_t l2_bytes() noexcept {
+  static const std::size_t bytes = detail::read_l2_bytes();
+  return bytes;
+}
 
 // Last-level cache size in bytes (8 MiB when the OS does not say).
-std::size_t llc_bytes() noexcept;
+inline std::size_t llc_bytes() noexcept {
+  static const std::size_t bytes = detail::read_llc_bytes();
+  return bytes;
+}
 
 // Memory the kernel says can still be given to a process (MemAvailable).
 std::size_t available_bytes() noexcept;
