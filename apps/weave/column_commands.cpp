@@ -229,6 +229,30 @@ struct bench_cli {
   }
 };
 
+// Runs a column benchmark once per distinct-value count of `sweep` (each on
+// its own table), printing each JSON line, and plots them all if asked. Every
+// configuration is checked, and the largest table against the memory, first.
+template <class Options, class Run>
+void run_sweep(Options& o, const std::vector<std::size_t>& sweep, const std::string& plot, Run run) {
+  std::size_t largest = 0;
+  for (std::size_t d : sweep) {
+    o.recipe.distinct = d;
+    bench::validate(o);
+    largest = std::max(largest, column::estimated_bytes(o.recipe));
+  }
+  require_memory(largest, "this benchmark");
+  std::vector<nlohmann::ordered_json> all;
+  for (std::size_t d : sweep) {
+    o.recipe.distinct = d;
+    const column::table t = bench::make_bench_table(o.recipe, o.verbose);
+    for (auto& j : run(o, t)) {
+      print(j);
+      all.push_back(std::move(j));
+    }
+  }
+  if (!plot.empty()) bench::plot_dictionary_sweep(all, plot);
+}
+
 }  // namespace
 
 void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table& commands) {
@@ -254,24 +278,9 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     if (o.recipe.types.size() != 1) throw std::invalid_argument("--type takes one type");
     o.recipe.fragment = parse_fragment(in->fragment);
     o.values = parse_size(in->values);
-    const auto sweep = parse_sizes(in->distinct);
-    std::size_t largest = 0;
-    for (std::size_t d : sweep) {
-      o.recipe.distinct = d;
-      bench::validate(o);
-      largest = std::max(largest, column::estimated_bytes(o.recipe));
-    }
-    require_memory(largest, "this benchmark");
-    std::vector<nlohmann::ordered_json> all;
-    for (std::size_t d : sweep) {
-      o.recipe.distinct = d;
-      const column::table t = bench::make_bench_table(o.recipe, o.verbose);
-      for (auto& j : bench::run_in_predicate_bench(o, t)) {
-        print(j);
-        all.push_back(std::move(j));
-      }
-    }
-    if (!in->plot.empty()) bench::plot_dictionary_sweep(all, in->plot);
+    run_sweep(o, parse_sizes(in->distinct), in->plot, [](const auto& opts, const column::table& t) {
+      return bench::run_in_predicate_bench(opts, t);
+    });
     return 0;
   });
 
@@ -298,23 +307,9 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     o.recipe.columns = parse_size(rc->columns);
     o.queries = parse_size(rc->queries);
     const auto sweep = rc->distinct == "rows" ? std::vector<std::size_t>{o.recipe.rows} : parse_sizes(rc->distinct);
-    std::size_t largest = 0;
-    for (std::size_t d : sweep) {
-      o.recipe.distinct = d;
-      bench::validate(o);
-      largest = std::max(largest, column::estimated_bytes(o.recipe));
-    }
-    require_memory(largest, "this benchmark");
-    std::vector<nlohmann::ordered_json> all;
-    for (std::size_t d : sweep) {
-      o.recipe.distinct = d;
-      const column::table t = bench::make_bench_table(o.recipe, o.verbose);
-      for (auto& j : bench::run_reconstruct_bench(o, t)) {
-        print(j);
-        all.push_back(std::move(j));
-      }
-    }
-    if (!rc->plot.empty()) bench::plot_dictionary_sweep(all, rc->plot);
+    run_sweep(o, sweep, rc->plot, [](const auto& opts, const column::table& t) {
+      return bench::run_reconstruct_bench(opts, t);
+    });
     return 0;
   });
 

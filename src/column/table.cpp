@@ -14,11 +14,6 @@ namespace weave::column {
 
 namespace {
 
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-
 std::uint64_t mix(std::uint64_t x) noexcept {  // splitmix64's finalizer
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -304,28 +299,14 @@ void table::insert(std::span<const value> row) {
     throw std::invalid_argument(fmt::format("a row has {} values, the table {} columns", row.size(), columns_.size()));
   }
   // Check every value first, so that a bad one leaves no half-inserted row.
+  for (std::size_t i = 0; i < row.size(); ++i) check_fits(columns_[i], row[i]);
   for (std::size_t i = 0; i < row.size(); ++i) {
-    const column_type& t = columns_[i].type;
-    const value& v = row[i];
-    const bool ok = (t.kind == type_kind::integer && std::holds_alternative<std::int32_t>(v)) ||
-                    (t.kind == type_kind::bigint && std::holds_alternative<std::int64_t>(v)) ||
-                    (t.kind == type_kind::decimal && std::holds_alternative<decimal>(v) &&
-                     std::get<decimal>(v).scale == t.scale) ||
-                    (t.kind == type_kind::varchar && std::holds_alternative<std::string>(v) &&
-                     std::get<std::string>(v).size() <= t.length);
-    if (!ok) {
-      throw std::invalid_argument(
-          fmt::format("'{}' does not fit column '{}' ({})", format_value(v), columns_[i].name, t.name()));
-    }
-  }
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    std::visit(overloaded{[&](basic_column<std::int32_t>& c) { c.insert(std::get<std::int32_t>(row[i])); },
-                          [&](basic_column<std::int64_t>& c) {
-                            c.insert(std::holds_alternative<decimal>(row[i]) ? std::get<decimal>(row[i]).units
-                                                                              : std::get<std::int64_t>(row[i]));
-                          },
-                          [&](basic_column<std::string>& c) { c.insert(std::get<std::string>(row[i])); }},
-               columns_[i].data);
+    std::visit(
+        [&](auto& c) {
+          using T = typename std::decay_t<decltype(c)>::value_type;
+          c.insert(key_of<T>(row[i]));
+        },
+        columns_[i].data);
   }
   ++rows_;
 }
@@ -340,6 +321,19 @@ std::vector<value> table::row(std::size_t r) const {
     out.push_back(std::visit([&](const auto& col) { return to_value(c.type, col.at(r)); }, c.data));
   }
   return out;
+}
+
+void check_fits(const table_column& column, const value& v) {
+  const column_type& t = column.type;
+  const bool ok = (t.kind == type_kind::integer && std::holds_alternative<std::int32_t>(v)) ||
+                  (t.kind == type_kind::bigint && std::holds_alternative<std::int64_t>(v)) ||
+                  (t.kind == type_kind::decimal && std::holds_alternative<decimal>(v) &&
+                   std::get<decimal>(v).scale == t.scale) ||
+                  (t.kind == type_kind::varchar && std::holds_alternative<std::string>(v) &&
+                   std::get<std::string>(v).size() <= t.length);
+  if (!ok) {
+    throw std::invalid_argument(fmt::format("'{}' does not fit column '{}' ({})", format_value(v), column.name, t.name()));
+  }
 }
 
 value to_value(const column_type&, std::int32_t v) { return v; }

@@ -30,28 +30,8 @@ std::vector<key_t<T>> keys_for(const table_column& column, std::span<const value
   std::vector<key_t<T>> keys;
   keys.reserve(values.size());
   for (const value& v : values) {
-    const column_type& t = column.type;
-    if constexpr (std::is_same_v<T, std::int32_t>) {
-      if (const auto* x = std::get_if<std::int32_t>(&v)) {
-        keys.push_back(*x);
-        continue;
-      }
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      if (const auto* x = std::get_if<std::string>(&v); x != nullptr && x->size() <= t.length) {
-        keys.push_back(*x);
-        continue;
-      }
-    } else {
-      if (const auto* x = std::get_if<std::int64_t>(&v); x != nullptr && t.kind == type_kind::bigint) {
-        keys.push_back(*x);
-        continue;
-      }
-      if (const auto* x = std::get_if<decimal>(&v); x != nullptr && t.kind == type_kind::decimal && x->scale == t.scale) {
-        keys.push_back(x->units);
-        continue;
-      }
-    }
-    throw std::invalid_argument("'" + format_value(v) + "' does not fit column '" + column.name + "' (" + t.name() + ")");
+    check_fits(column, v);
+    keys.push_back(key_of<T>(v));
   }
   return keys;
 }

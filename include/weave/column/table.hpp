@@ -51,6 +51,22 @@ class table {
   std::size_t rows_ = 0;
 };
 
+// Throws std::invalid_argument unless `v` is a value of the column's type
+// (its kind, a DECIMAL's scale, a VARCHAR's length).
+void check_fits(const table_column& column, const value& v);
+
+// What a column of storage type T stores or compares for `v`, a value that
+// fits it: the integer, a DECIMAL's units, or a view of the string.
+template <class T>
+key_t<T> key_of(const value& v) noexcept {
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    if (const auto* d = std::get_if<decimal>(&v)) return d->units;
+    return *std::get_if<std::int64_t>(&v);
+  } else {
+    return *std::get_if<T>(&v);
+  }
+}
+
 // Converts a stored value to the API's value for a column of `type`.
 value to_value(const column_type& type, std::int32_t v);
 value to_value(const column_type& type, std::int64_t v);

@@ -166,28 +166,7 @@ class olc_btree {
   }
 
   // Removes key; returns whether it was there.
-  bool remove(std::uint64_t key) {
-    for (;;) {
-      node* leaf = nullptr;
-      std::uint64_t v = 0;
-      if (!descend_to_leaf(key, leaf, v) || !upgrade(*leaf, v)) {
-        pause();
-        continue;
-      }
-      const unsigned n = leaf->size();
-      const unsigned pos = leaf->lower_bound(key);
-      const bool found = pos < n && leaf->key(pos) == key;
-      if (found) {
-        for (unsigned i = pos; i + 1 < n; ++i) {
-          leaf->set_key(i, leaf->key(i + 1));
-          leaf->set_value(i, leaf->value(i + 1));
-        }
-        leaf->count.store(n - 1, std::memory_order_release);
-      }
-      write_unlock(*leaf);
-      return found;
-    }
-  }
+  bool remove(std::uint64_t key);
 
   static void pause() noexcept {
 #if defined(__x86_64__)
@@ -211,24 +190,6 @@ class olc_btree {
       ::operator delete(n, std::align_val_t{machine::cache_line});
     }
   };
-
-  // Walks to the leaf for `key` (read-only); false means restart.
-  bool descend_to_leaf(std::uint64_t key, node*& leaf, std::uint64_t& version) const {
-    node* n = root();
-    auto v = read_lock(*n);
-    if (!v) return false;
-    while (!n->leaf) {
-      node* c = n->child(n->child_for(key));
-      if (!validate(*n, *v) || c == nullptr) return false;
-      const auto cv = read_lock(*c);
-      if (!cv || !validate(*n, *v)) return false;
-      n = c;
-      v = cv;
-    }
-    leaf = n;
-    version = *v;
-    return true;
-  }
 
   // Splits the full node `n` (write-locked) into itself and a new right
   // sibling; returns the separator (the right half's smallest key) and it.
@@ -429,6 +390,33 @@ class olc_btree::descent {
   bool found_ = false;
   std::uint64_t value_ = 0;
 };
+
+// After descent: remove finds its leaf with the same cursor as lookups.
+inline bool olc_btree::remove(std::uint64_t key) {
+  for (;;) {
+    descent d(*this, key);
+    while (d.step() != nullptr) {
+    }
+    // The tree owns its nodes; the cursor only hands them out read-only.
+    node* leaf = const_cast<node*>(d.leaf());
+    if (!upgrade(*leaf, d.leaf_version())) {
+      pause();
+      continue;
+    }
+    const unsigned n = leaf->size();
+    const unsigned pos = leaf->lower_bound(key);
+    const bool found = pos < n && leaf->key(pos) == key;
+    if (found) {
+      for (unsigned i = pos; i + 1 < n; ++i) {
+        leaf->set_key(i, leaf->key(i + 1));
+        leaf->set_value(i, leaf->value(i + 1));
+      }
+      leaf->count.store(n - 1, std::memory_order_release);
+    }
+    write_unlock(*leaf);
+    return found;
+  }
+}
 
 // The value under `key`, if any: one descent, suspending before each node
 // below the cached levels; restarts from the root when a version check fails.
