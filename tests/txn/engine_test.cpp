@@ -1,6 +1,7 @@
 // The transaction engine against oracles: random transactions against a
-// std::map (committed ones only), the snapshot-isolation anomaly catalogue,
-// and concurrent bank transfers whose total never changes.
+// std::map (committed ones only), the anomaly catalogue of snapshot
+// isolation and of the serializable level, and concurrent bank transfers
+// whose total never changes.
 
 #include "weave/txn/engine.hpp"
 
@@ -30,8 +31,17 @@ std::string get(transaction& t, const table& tab, std::uint64_t key, const std::
   return v ? std::string(*v) : missing;
 }
 
-TEST(transactions, match_a_map_through_random_commits_and_aborts) {
-  engine db;
+struct transactions : ::testing::TestWithParam<isolation> {};
+
+std::string level_name(const ::testing::TestParamInfo<isolation>& level) {
+  return level.param == isolation::snapshot ? "si" : "ssn";
+}
+const auto both_levels = ::testing::Values(isolation::snapshot, isolation::serializable);
+
+INSTANTIATE_TEST_SUITE_P(levels, transactions, both_levels, level_name);
+
+TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
+  engine db(GetParam());
   table& tab = db.create_table("t", 100000);
   std::map<std::uint64_t, std::string> oracle;
   std::mt19937_64 rng(21);
@@ -94,8 +104,9 @@ TEST(transactions, match_a_map_through_random_commits_and_aborts) {
   }
 }
 
-struct si_fixture : ::testing::Test {
-  engine db;
+// Records x (key 1) and y (key 2), under each isolation level.
+struct anomalies : ::testing::TestWithParam<isolation> {
+  engine db{GetParam()};
   table& tab = db.create_table("t", 100);
   void SetUp() override {
     transaction t = db.begin();
@@ -105,7 +116,7 @@ struct si_fixture : ::testing::Test {
   }
 };
 
-TEST_F(si_fixture, prevents_dirty_write) {
+TEST_P(anomalies, prevents_dirty_write) {
   transaction t1 = db.begin(), t2 = db.begin();
   EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
   EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x2")), status::conflict);
@@ -115,7 +126,7 @@ TEST_F(si_fixture, prevents_dirty_write) {
   EXPECT_EQ(get(t3, tab, 1), "x1");
 }
 
-TEST_F(si_fixture, prevents_dirty_read) {
+TEST_P(anomalies, prevents_dirty_read) {
   transaction t1 = db.begin(), t2 = db.begin();
   EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
   EXPECT_EQ(get(t2, tab, 1), "x0");
@@ -124,7 +135,7 @@ TEST_F(si_fixture, prevents_dirty_read) {
   EXPECT_EQ(get(t3, tab, 1), "x0");
 }
 
-TEST_F(si_fixture, prevents_lost_update) {
+TEST_P(anomalies, prevents_lost_update) {
   transaction t1 = db.begin(), t2 = db.begin();
   EXPECT_EQ(get(t1, tab, 1), "x0");
   EXPECT_EQ(get(t2, tab, 1), "x0");
@@ -134,7 +145,7 @@ TEST_F(si_fixture, prevents_lost_update) {
   EXPECT_FALSE(t2.commit());
 }
 
-TEST_F(si_fixture, prevents_fuzzy_read) {
+TEST_P(anomalies, prevents_fuzzy_read) {
   transaction t1 = db.begin();
   EXPECT_EQ(get(t1, tab, 1), "x0");
   transaction t2 = db.begin();
@@ -143,7 +154,7 @@ TEST_F(si_fixture, prevents_fuzzy_read) {
   EXPECT_EQ(get(t1, tab, 1), "x0");
 }
 
-TEST_F(si_fixture, prevents_read_skew) {
+TEST_P(anomalies, prevents_read_skew) {
   transaction t1 = db.begin();
   EXPECT_EQ(get(t1, tab, 1), "x0");
   transaction t2 = db.begin();
@@ -153,18 +164,136 @@ TEST_F(si_fixture, prevents_read_skew) {
   EXPECT_EQ(get(t1, tab, 2), "y0");
 }
 
-TEST_F(si_fixture, allows_write_skew) {
-  // Each reads both and writes the other's: SI lets both commit.
+TEST_P(anomalies, write_skew_only_under_snapshot_isolation) {
+  // Each reads both and writes a different one: SI lets both commit, SSN
+  // must not (neither serial order gives what each read).
   transaction t1 = db.begin(), t2 = db.begin();
   EXPECT_EQ(get(t1, tab, 1) + get(t1, tab, 2), "x0y0");
   EXPECT_EQ(get(t2, tab, 1) + get(t2, tab, 2), "x0y0");
   EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
   EXPECT_EQ(sync_wait(t2.put<P>(tab, 2, "y2")), status::ok);
   EXPECT_TRUE(t1.commit());
-  EXPECT_TRUE(t2.commit());
+  EXPECT_EQ(t2.commit(), GetParam() == isolation::snapshot);
+  transaction t3 = db.begin();
+  EXPECT_EQ(get(t3, tab, 2), GetParam() == isolation::snapshot ? "y2" : "y0");
 }
 
-TEST_F(si_fixture, an_aborted_insert_leaves_nothing) {
+TEST_P(anomalies, read_only_anomaly_only_under_snapshot_isolation) {
+  // Fekete et al.'s read-only anomaly: t2 reads x and y and will write x;
+  // t1 writes y and commits; t3 then reads both and sees t1 but not t2; t2
+  // commits last. Serially t2 precedes t1 (it missed t1's write), t1
+  // precedes t3, and t3 precedes t2 (it missed t2's write): a cycle. SSN
+  // aborts t2.
+  transaction t2 = db.begin();
+  EXPECT_EQ(get(t2, tab, 1) + get(t2, tab, 2), "x0y0");
+  transaction t1 = db.begin();
+  EXPECT_EQ(get(t1, tab, 2), "y0");
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 2, "y1")), status::ok);
+  EXPECT_TRUE(t1.commit());
+  transaction t3 = db.begin();
+  EXPECT_EQ(get(t3, tab, 1) + get(t3, tab, 2), "x0y1");
+  EXPECT_TRUE(t3.commit());
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x2")), status::ok);
+  EXPECT_EQ(t2.commit(), GetParam() == isolation::snapshot);
+}
+
+TEST_P(anomalies, disjoint_read_write_transactions_all_commit) {
+  // No dependency cycle, so the safety net must let every one through.
+  transaction t1 = db.begin(), t2 = db.begin(), reader = db.begin();
+  EXPECT_EQ(get(t1, tab, 1), "x0");
+  EXPECT_EQ(get(t2, tab, 2), "y0");
+  EXPECT_EQ(get(reader, tab, 1) + get(reader, tab, 2), "x0y0");
+  EXPECT_EQ(sync_wait(t1.put<P>(tab, 1, "x1")), status::ok);
+  EXPECT_EQ(sync_wait(t2.put<P>(tab, 2, "y2")), status::ok);
+  EXPECT_TRUE(t1.commit());
+  EXPECT_TRUE(reader.commit());  // it precedes both writers
+  EXPECT_TRUE(t2.commit());
+  transaction t3 = db.begin();
+  EXPECT_EQ(get(t3, tab, 1) + get(t3, tab, 2), "x1y2");
+  EXPECT_TRUE(t3.commit());
+}
+
+// Doctors on call: pair i is (2i, 2i+1), both 1 at the start. A transaction
+// reads the pair and, if both are on call, takes one off. Run interleaved,
+// with a suspension between the reads and the write, SI lets two
+// transactions take both off; SSN must keep at least one on call.
+template <class Policy>
+task<bool> go_off_call(engine& db, table& doctors, std::uint64_t pair, std::uint64_t which) {
+  transaction t = db.begin();
+  const auto a = co_await t.get<Policy>(doctors, 2 * pair);
+  const auto b = co_await t.get<Policy>(doctors, 2 * pair + 1);
+  static const char here = 0;
+  co_await prefetch<Policy>(&here, 1, true);  // let the others in
+  if (*a == "1" && *b == "1") {
+    if (co_await t.put<Policy>(doctors, 2 * pair + which, "0") != status::ok) co_return false;
+  }
+  co_return t.commit();
+}
+
+std::size_t pairs_off_call(engine& db, const table& doctors, std::uint64_t pairs) {
+  transaction t = db.begin();
+  std::size_t off = 0;
+  for (std::uint64_t p = 0; p < pairs; ++p) off += get(t, doctors, 2 * p) + get(t, doctors, 2 * p + 1) == "00";
+  return off;
+}
+
+TEST_P(transactions, write_skew_under_interleaving) {
+  constexpr std::uint64_t pairs = 64;
+  engine db(GetParam());
+  table& doctors = db.create_table("doctors", 2 * pairs);
+  {
+    transaction t = db.begin();
+    for (std::uint64_t k = 0; k < 2 * pairs; ++k) ASSERT_EQ(sync_wait(t.insert<P>(doctors, k, "1")), status::ok);
+    ASSERT_TRUE(t.commit());
+  }
+  // Two transactions per pair, one taking each doctor off, side by side.
+  std::size_t committed = 0;
+  interleaved_scheduler{8}.run(
+      2 * pairs,
+      [&](auto policy, std::size_t i) { return go_off_call<decltype(policy)>(db, doctors, i / 2, i % 2); },
+      [&](std::size_t, bool ok) { committed += ok; });
+  const std::size_t off = pairs_off_call(db, doctors, pairs);
+  if (GetParam() == isolation::snapshot) {
+    EXPECT_EQ(off, pairs);  // every pair's two transactions overlapped
+  } else {
+    EXPECT_EQ(off, 0u);
+    EXPECT_EQ(committed, pairs);  // exactly one of each pair gets through
+  }
+}
+
+TEST(transactions, serializable_doctors_on_two_threads) {
+  constexpr std::uint64_t pairs = 16;
+  engine db(isolation::serializable);
+  table& doctors = db.create_table("doctors", 2 * pairs);
+  for (int round = 0; round < 20; ++round) {
+    {
+      transaction t = db.begin();
+      for (std::uint64_t k = 0; k < 2 * pairs; ++k) {
+        const status s = round == 0 ? sync_wait(t.insert<P>(doctors, k, "1")) : sync_wait(t.put<P>(doctors, k, "1"));
+        ASSERT_EQ(s, status::ok);
+      }
+      ASSERT_TRUE(t.commit());
+    }
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 2; ++w) {
+      workers.emplace_back([&, w] {
+        participant& me = db.join();
+        std::mt19937_64 rng(round * 2 + w);
+        std::vector<std::uint64_t> pick(4 * pairs);
+        for (auto& p : pick) p = rng() % pairs;
+        epoch_guard batch = db.enter(me);
+        batched_scheduler{8}.run(
+            pick.size(),
+            [&](auto policy, std::size_t i) { return go_off_call<decltype(policy)>(db, doctors, pick[i], (i + w) % 2); },
+            [](std::size_t, bool) {});
+      });
+    }
+    for (auto& w : workers) w.join();
+    ASSERT_EQ(pairs_off_call(db, doctors, pairs), 0u) << "round " << round;
+  }
+}
+
+TEST_P(anomalies, an_aborted_insert_leaves_nothing) {
   transaction t1 = db.begin();
   EXPECT_EQ(sync_wait(t1.insert<P>(tab, 3, "z")), status::ok);
   EXPECT_EQ(get(t1, tab, 3), "z");
@@ -174,6 +303,8 @@ TEST_F(si_fixture, an_aborted_insert_leaves_nothing) {
   EXPECT_EQ(sync_wait(t2.insert<P>(tab, 3, "z2")), status::ok);
   EXPECT_TRUE(t2.commit());
 }
+
+INSTANTIATE_TEST_SUITE_P(levels, anomalies, both_levels, level_name);
 
 std::string encode(std::int64_t x) { return std::string(reinterpret_cast<const char*>(&x), sizeof x); }
 std::int64_t decode(std::string_view s) {
@@ -211,10 +342,10 @@ task<std::int64_t> audit(engine& db, const table& accounts) {
   co_return total;
 }
 
-TEST(transactions, concurrent_bank_transfers_keep_the_total) {
+TEST_P(transactions, concurrent_bank_transfers_keep_the_total) {
   constexpr std::uint64_t accounts_count = 64;
   constexpr std::int64_t start = 1000;
-  engine db;
+  engine db(GetParam());
   table& accounts = db.create_table("accounts", accounts_count);
   {
     transaction t = db.begin();

@@ -14,6 +14,17 @@
 // then advances the clock, under a short commit lock: a snapshot taken from
 // the clock therefore never sees half of a commit.
 //
+// Snapshot isolation still allows write skew. The serializable level adds
+// the serial safety net (SSN, Wang et al.) on top: a transaction records the
+// versions it read, and at commit computes the latest commit among the
+// transactions that must precede it (pstamp: writers of what it read,
+// readers of what it overwrote) and the earliest stamp among those that must
+// follow it (sstamp: overwriters of what it read). If the first is not below
+// the second, committing could close a dependency cycle, and it aborts.
+// Commits are serial under the commit lock, so the stamps need no more
+// synchronization than that. SSN here covers the records a transaction read;
+// a range scan is not protected against inserts into its range (phantoms).
+//
 // Operations are coroutines under an execution policy, so that a scheduler
 // can interleave whole transactions: each suspends before the index nodes,
 // the indirection slot and the versions it reads.
@@ -43,9 +54,14 @@ namespace weave::txn {
 
 class transaction;
 
+enum class isolation {
+  snapshot,      // SI: first updater wins; write skew possible
+  serializable,  // SI with the serial safety net on top
+};
+
 class engine {
  public:
-  engine() = default;
+  explicit engine(isolation level = isolation::snapshot) : level_(level) {}
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
@@ -70,9 +86,11 @@ class engine {
     return epoch_guard(p, [this] { return now(); });
   }
   const epoch_manager& epochs() const noexcept { return epochs_; }
+  isolation level() const noexcept { return level_; }
 
  private:
   friend class transaction;
+  isolation level_;
   std::atomic<std::uint64_t> clock_{1};
   std::atomic<std::uint64_t> next_id_{1};
   std::mutex commit_mutex_;
@@ -88,10 +106,40 @@ enum class status {
   conflict,   // write-write conflict: the transaction must abort
 };
 
+namespace detail {
+// Vectors whose storage a thread's transactions hand on to the next one, so
+// that read and write sets cost no allocation in steady state.
+template <class T>
+class spare_vectors {
+ public:
+  static std::vector<T> take() noexcept {
+    if (spares_.empty()) return {};
+    std::vector<T> v = std::move(spares_.back());
+    spares_.pop_back();
+    return v;
+  }
+  static void give(std::vector<T>& v) noexcept {
+    v.clear();
+    if (v.capacity() == 0 || spares_.size() >= max_spares) return;
+    try {
+      spares_.push_back(std::move(v));
+    } catch (const std::bad_alloc&) {  // keeping it is only an optimization
+    }
+  }
+
+ private:
+  static constexpr std::size_t max_spares = 256;
+  static inline thread_local std::vector<std::vector<T>> spares_;
+};
+}  // namespace detail
+
 class transaction {
  public:
   explicit transaction(engine& e)
-      : engine_(&e), participant_(epoch_guard::current()), id_(e.next_id_.fetch_add(1, std::memory_order_relaxed)) {
+      : engine_(&e),
+        participant_(epoch_guard::current()),
+        id_(e.next_id_.fetch_add(1, std::memory_order_relaxed)),
+        serializable_(e.level_ == isolation::serializable) {
     // Outside a batch the transaction holds off pruning; it says so before
     // it reads its snapshot, so that no version it may need goes first.
     if (participant_ == nullptr) e.epochs_.unmanaged_begin();
@@ -99,7 +147,7 @@ class transaction {
   }
   transaction(transaction&& o) noexcept
       : engine_(o.engine_), participant_(o.participant_), begin_(o.begin_), id_(o.id_),
-        writes_(std::move(o.writes_)), state_(o.state_) {
+        serializable_(o.serializable_), writes_(std::move(o.writes_)), reads_(std::move(o.reads_)), state_(o.state_) {
     o.state_ = state::finished;
   }
   transaction& operator=(transaction&&) = delete;
@@ -215,23 +263,32 @@ class transaction {
     }
   }
 
-  // Makes the writes visible; false if the transaction had failed (it is
-  // then aborted).
+  // Makes the writes visible; false if the transaction had failed or, when
+  // serializable, could not commit safely (it is then aborted).
   bool commit() {
     if (state_ == state::finished) throw std::logic_error("transaction already finished");
     if (state_ == state::failed) {
       abort();
       return false;
     }
-    if (!writes_.empty()) {
+    // Under SSN a reader also takes a commit stamp: later overwriters of
+    // what it read must order themselves after it.
+    if (!writes_.empty() || !reads_.empty()) {
       std::uint64_t ts = 0;
       {
         std::lock_guard<std::mutex> g(engine_->commit_mutex_);
         ts = engine_->clock_.load(std::memory_order_relaxed) + 1;
-        for (const write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
-        engine_->clock_.store(ts, std::memory_order_release);
+        if (serializable_ && !serial_safety_net(ts)) ts = 0;
+        if (ts != 0) {
+          for (const write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
+          engine_->clock_.store(ts, std::memory_order_release);
+        }
       }
-      prune(ts);
+      if (ts == 0) {
+        abort();
+        return false;
+      }
+      if (!writes_.empty()) prune(ts);
     }
     finish();
     return true;
@@ -256,14 +313,8 @@ class transaction {
   enum class state { active, failed, finished };
 
   void finish() noexcept {
-    writes_.clear();
-    // The write set's storage goes to the thread's next transaction.
-    if (writes_.capacity() > 0 && spare_write_sets_.size() < max_spare_write_sets) {
-      try {
-        spare_write_sets_.push_back(std::move(writes_));
-      } catch (const std::bad_alloc&) {  // keeping it is only an optimization
-      }
-    }
+    detail::spare_vectors<write_entry>::give(writes_);
+    detail::spare_vectors<const version*>::give(reads_);
     state_ = state::finished;
     if (participant_ == nullptr) engine_->epochs_.unmanaged_end();
   }
@@ -295,6 +346,47 @@ class transaction {
     version* v;
   };
 
+  // The committed version a write replaced, or null for a new record.
+  static version* overwritten(const write_entry& w) noexcept {
+    version* o = w.v->older.load(std::memory_order_acquire);
+    while (o != nullptr && (o->stamp.load(std::memory_order_acquire) & pending)) {
+      o = o->older.load(std::memory_order_acquire);  // an earlier write of ours to the record
+    }
+    return o;
+  }
+
+  // SSN's exclusion test for a commit at `ts`, under the commit lock. If it
+  // passes, the stamps of what the transaction read and overwrote are
+  // updated for the transactions that commit after it.
+  bool serial_safety_net(std::uint64_t ts) {
+    std::uint64_t predecessor = 0;  // latest commit that must come before
+    std::uint64_t successor = ts;   // earliest stamp that must come after
+    for (const version* r : reads_) {
+      predecessor = std::max(predecessor, r->stamp.load(std::memory_order_relaxed));
+      successor = std::min(successor, r->sstamp.load(std::memory_order_relaxed));
+    }
+    for (const write_entry& w : writes_) {
+      if (const version* o = overwritten(w)) predecessor = std::max(predecessor, o->pstamp.load(std::memory_order_relaxed));
+    }
+    if (successor <= predecessor) return false;
+    for (const version* r : reads_) {
+      // The version is not ours to change but for these stamps, which only
+      // commits (under the lock) touch.
+      auto* rw = const_cast<version*>(r);
+      rw->pstamp.store(std::max(r->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
+    }
+    for (const write_entry& w : writes_) {
+      if (version* o = overwritten(w)) o->sstamp.store(successor, std::memory_order_relaxed);
+      w.v->pstamp.store(ts, std::memory_order_relaxed);
+    }
+    return true;
+  }
+
+  // Under SSN, a committed version the transaction has read.
+  void note_read(const version* v) {
+    if (serializable_ && v != nullptr && !(v->stamp.load(std::memory_order_relaxed) & pending)) reads_.push_back(v);
+  }
+
   bool sees(std::uint64_t stamp) const noexcept {
     if (stamp & pending) return (stamp & ~pending) == id_;
     return stamp <= begin_;
@@ -311,7 +403,7 @@ class transaction {
   class chain_cursor {
    public:
     chain_cursor(const table& t, oid_t oid) noexcept : t_(&t), oid_(oid) {}
-    const void* step(const transaction& tx) noexcept {
+    const void* step(transaction& tx) {
       switch (at_) {
         case at::start:
           at_ = at::slot;
@@ -321,7 +413,10 @@ class transaction {
           v_ = t_->head(oid_).load(std::memory_order_acquire);
           return v_;
         case at::chain:
-          if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) return nullptr;
+          if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) {
+            tx.note_read(v_);
+            return nullptr;
+          }
           v_ = v_->older.load(std::memory_order_acquire);
           return v_;
       }
@@ -383,16 +478,9 @@ class transaction {
   participant* participant_;  // the batch's, or null (unmanaged)
   std::uint64_t begin_ = 0;
   std::uint64_t id_;
-  std::vector<write_entry> writes_ = take_spare_write_set();
-
-  static constexpr std::size_t max_spare_write_sets = 256;
-  static inline thread_local std::vector<std::vector<write_entry>> spare_write_sets_;
-  static std::vector<write_entry> take_spare_write_set() noexcept {
-    if (spare_write_sets_.empty()) return {};
-    std::vector<write_entry> w = std::move(spare_write_sets_.back());
-    spare_write_sets_.pop_back();
-    return w;
-  }
+  bool serializable_;
+  std::vector<write_entry> writes_ = detail::spare_vectors<write_entry>::take();
+  std::vector<const version*> reads_ = detail::spare_vectors<const version*>::take();
   state state_ = state::active;
 };
 

@@ -6,6 +6,11 @@
 //
 // While its transaction runs, a version's stamp is `pending | owner`, the
 // owner's transaction id; at commit it becomes the commit timestamp.
+//
+// In serializable mode the serial safety net (SSN) keeps two more stamps per
+// version, read and written only under the engine's commit lock: pstamp,
+// the latest commit of a transaction that read the version, and sstamp, the
+// successor stamp of the committed transaction that overwrote it.
 
 #include <atomic>
 #include <cstdint>
@@ -19,12 +24,15 @@
 namespace weave::txn {
 
 inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t no_successor = ~std::uint64_t{0};
 
 struct version {
   std::atomic<std::uint64_t> stamp;
   // The next older version; set at install, cut (to null) only when the
   // versions behind are invisible to every running transaction.
   std::atomic<version*> older;
+  std::atomic<std::uint64_t> pstamp;
+  std::atomic<std::uint64_t> sstamp;
   std::uint32_t size;
   bool tombstone;
 
@@ -34,7 +42,7 @@ struct version {
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
     // From the thread's frame pool: no malloc per write once it is warm.
     void* raw = weave::detail::frame_pool::allocate(sizeof(version) + value.size());
-    auto* v = new (raw) version{{stamp}, {older}, static_cast<std::uint32_t>(value.size()), tombstone};
+    auto* v = new (raw) version{{stamp}, {older}, {0}, {no_successor}, static_cast<std::uint32_t>(value.size()), tombstone};
     if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
     return v;
   }
