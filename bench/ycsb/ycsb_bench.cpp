@@ -68,7 +68,18 @@ const char* ycsb_workload_name(ycsb_workload w) {
 
 void validate(const ycsb_options& o) {
   if (o.records == 0) throw std::invalid_argument("--records must be at least 1");
-  if (o.key_bytes != 8) throw std::invalid_argument("--key-bytes: only 8-byte keys so far");
+  if (o.key_bytes != 8) {
+    // Byte-string keys: "user" and the record number in zero-padded digits.
+    if (o.key_bytes > byte_key::capacity) {
+      throw std::invalid_argument(fmt::format("--key-bytes must be 8 (integers) or up to {}", byte_key::capacity));
+    }
+    const std::size_t digits = fmt::formatted_size("{}", o.records - 1);
+    if (o.key_bytes < 4 + digits) {
+      throw std::invalid_argument(
+          fmt::format("--key-bytes {} is too short for {} records: string keys are 'user' and {} digits", o.key_bytes,
+                      o.records, digits));
+    }
+  }
   if (o.value_bytes < 1 || o.value_bytes > 1000) throw std::invalid_argument("--value-bytes must be 1..1000");
   if (o.ops_per_txn < 1 || o.ops_per_txn > 64) throw std::invalid_argument("--ops-per-txn must be 1..64");
   if (o.workload == ycsb_workload::mixed && o.ops_per_txn < 2) {
@@ -88,7 +99,8 @@ void validate(const ycsb_options& o) {
 
 std::size_t estimated_bytes(const ycsb_options& o) {
   // A version (header and value), its indirection slot, its index entry in 2/3-full leaves.
-  const std::size_t per_record = sizeof(txn::version) + o.value_bytes + 8 + 16 * 3 / 2 + 8;
+  const std::size_t entry = o.key_bytes == 8 ? 16 : byte_key::words * 8 + 8;
+  const std::size_t per_record = sizeof(txn::version) + o.value_bytes + 8 + entry * 3 / 2 + 8;
   return o.records * per_record;
 }
 
@@ -108,6 +120,31 @@ struct context {
   txn::table& table;
 };
 
+// A record's byte-string key, made on the stack: "user" and its number in
+// key_bytes - 4 zero-padded digits, so that key order is number order.
+class string_key {
+ public:
+  string_key(std::uint64_t n, std::size_t bytes) : size_(static_cast<unsigned char>(bytes)) {
+    std::memcpy(bytes_, "user", 4);
+    for (std::size_t i = bytes; i > 4; --i, n /= 10) bytes_[i - 1] = static_cast<char>('0' + n % 10);
+  }
+  operator std::string_view() const noexcept { return {bytes_, size_}; }
+
+ private:
+  char bytes_[byte_key::capacity];
+  unsigned char size_;
+};
+
+// The key of record n as the table has it.
+template <bool StringKeys>
+auto record_key(const context& c, std::uint64_t n) {
+  if constexpr (StringKeys) {
+    return string_key(n, c.o.key_bytes);
+  } else {
+    return n;
+  }
+}
+
 std::string value_for(std::uint64_t key, std::size_t bytes, std::uint64_t salt) {
   std::string v(bytes, '\0');
   const std::uint64_t x = key ^ salt;
@@ -122,8 +159,9 @@ std::uint64_t first_word(std::string_view v) {
 }
 
 // One YCSB transaction over keys[0, ops_per_txn); true if it committed.
-template <class Policy, bool Nested>
+template <class Policy, bool Nested, bool StringKeys>
 task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
+  const auto key = [&](std::size_t i) { return record_key<StringKeys>(c, keys[i]); };
   const auto start = clock_type::now();
   txn::transaction t = c.db.begin();
   const std::size_t n = c.o.ops_per_txn;
@@ -134,30 +172,37 @@ task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* ke
   const bool reads_first = c.o.workload != ycsb_workload::update;  // blind writes read nothing
   bool ok = true;
   if (c.o.workload == ycsb_workload::scan) {
-    std::vector<std::pair<std::uint64_t, std::string_view>> out;
+    std::vector<std::pair<txn::scan_key_t<decltype(key(0))>, std::string_view>> out;
     for (std::size_t i = 0; i < n; ++i) {
       out.clear();
-      co_await t.scan<Policy>(c.table, keys[i], c.o.scan_length, out);
+      co_await t.scan<Policy>(c.table, key(i), c.o.scan_length, out);
       for (const auto& [k, v] : out) w.checksum += first_word(v);
     }
   } else if (multi_key && reads_first) {
     // All reads at once, interleaved inside multi_get; then the writes.
-    t.multi_get(c.table, std::span<const std::uint64_t>(keys, n), [&](std::size_t, std::optional<std::string_view> v) {
+    const auto got = [&](std::size_t, std::optional<std::string_view> v) {
       if (v) w.checksum += first_word(*v);
-    });
+    };
+    if constexpr (StringKeys) {
+      std::vector<string_key> named;
+      for (std::size_t i = 0; i < n; ++i) named.push_back(key(i));
+      t.multi_get(c.table, named, got);
+    } else {
+      t.multi_get(c.table, std::span<const std::uint64_t>(keys, n), got);
+    }
     for (std::size_t i = 0; i < writes && ok; ++i) {
-      ok = co_await t.put<Policy>(c.table, keys[i], value_for(keys[i], c.o.value_bytes, w.checksum)) == status::ok;
+      ok = co_await t.put<Policy>(c.table, key(i), value_for(keys[i], c.o.value_bytes, w.checksum)) == status::ok;
     }
   } else {
     for (std::size_t i = 0; i < n && ok; ++i) {
       if (reads_first) {
-        const auto v = Nested ? co_await t.get_nested<Policy>(c.table, keys[i]) : co_await t.get<Policy>(c.table, keys[i]);
+        const auto v = Nested ? co_await t.get_nested<Policy>(c.table, key(i)) : co_await t.get<Policy>(c.table, key(i));
         if (v) w.checksum += first_word(*v);
       }
       if (i < writes) {
         const std::string value = value_for(keys[i], c.o.value_bytes, w.checksum);
-        const status s = Nested ? co_await t.put_nested<Policy>(c.table, keys[i], value)
-                                : co_await t.put<Policy>(c.table, keys[i], value);
+        const status s = Nested ? co_await t.put_nested<Policy>(c.table, key(i), value)
+                                : co_await t.put<Policy>(c.table, key(i), value);
         ok = s == status::ok;
       }
     }
@@ -169,7 +214,7 @@ task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* ke
   co_return ok;
 }
 
-template <bool Nested, class Scheduler>
+template <bool Nested, bool StringKeys, class Scheduler>
 void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t txns, bool multi_key) {
   const std::size_t n = c.o.ops_per_txn;
   const std::size_t base = w.cursor;
@@ -177,29 +222,30 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
   scheduler.run(
       txns,
       [&](auto policy, std::size_t i) {
-        return transaction_body<decltype(policy), Nested>(c, w, w.keys.data() + (base + i * n) % (w.keys.size() - n),
+        return transaction_body<decltype(policy), Nested, StringKeys>(c, w, w.keys.data() + (base + i * n) % (w.keys.size() - n),
                                                           multi_key);
       },
       [&](std::size_t, bool ok) { ++(ok ? w.commits : w.aborts); });
 }
 
+template <bool S>
 void run_mode(const context& c, worker& w, ycsb_mode mode, std::size_t batch, std::size_t txns) {
   switch (mode) {
-    case ycsb_mode::naive: run_chunk<false>(c, w, sequential_scheduler{}, txns, false); break;
-    case ycsb_mode::prefetch: run_chunk<false>(c, w, basic_sequential_scheduler<prefetch_policy>{}, txns, false); break;
-    case ycsb_mode::multi_key: run_chunk<false>(c, w, sequential_scheduler{}, txns, true); break;
+    case ycsb_mode::naive: run_chunk<false, S>(c, w, sequential_scheduler{}, txns, false); break;
+    case ycsb_mode::prefetch: run_chunk<false, S>(c, w, basic_sequential_scheduler<prefetch_policy>{}, txns, false); break;
+    case ycsb_mode::multi_key: run_chunk<false, S>(c, w, sequential_scheduler{}, txns, true); break;
     case ycsb_mode::coro_nested:
       if (c.o.pipeline) {
-        run_chunk<true>(c, w, interleaved_scheduler{batch}, txns, false);
+        run_chunk<true, S>(c, w, interleaved_scheduler{batch}, txns, false);
       } else {
-        run_chunk<true>(c, w, batched_scheduler{batch}, txns, false);
+        run_chunk<true, S>(c, w, batched_scheduler{batch}, txns, false);
       }
       break;
     case ycsb_mode::coro:
       if (c.o.pipeline) {
-        run_chunk<false>(c, w, interleaved_scheduler{batch}, txns, false);
+        run_chunk<false, S>(c, w, interleaved_scheduler{batch}, txns, false);
       } else {
-        run_chunk<false>(c, w, batched_scheduler{batch}, txns, false);
+        run_chunk<false, S>(c, w, batched_scheduler{batch}, txns, false);
       }
       break;
   }
@@ -218,7 +264,10 @@ void load(const ycsb_options& o, txn::engine& db, txn::table& table) {
     txn::transaction t = db.begin();
     const std::size_t last = std::min(o.records, first + per_txn);
     for (std::size_t k = first; k < last; ++k) {
-      if (sync_wait(t.insert<sequential_policy>(table, k, value_for(k, o.value_bytes, 0))) != status::ok) {
+      const std::string value = value_for(k, o.value_bytes, 0);
+      const status s = o.key_bytes == 8 ? sync_wait(t.insert<sequential_policy>(table, k, value))
+                                        : sync_wait(t.insert<sequential_policy>(table, string_key(k, o.key_bytes), value));
+      if (s != status::ok) {
         throw std::runtime_error(fmt::format("loading key {} failed", k));
       }
     }
@@ -237,7 +286,8 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
   validate(o);
   txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
-  txn::table& table = db.create_table("usertable", o.records);
+  txn::table& table =
+      db.create_table("usertable", o.records, o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes);
   load(o, db, table);
   const context c{o, db, table};
 
@@ -289,7 +339,11 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
           while (clock_type::now() - start < run_for) {
             // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
             const txn::epoch_guard epoch = db.enter(*members[t]);
-            run_mode(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+            if (o.key_bytes == 8) {
+              run_mode<false>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+            } else {
+              run_mode<true>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+            }
           }
           elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
         });

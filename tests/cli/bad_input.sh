@@ -50,7 +50,8 @@ expect_usage_error query row --generate rows=10 --key 1 --key-column nope
 expect_usage_error bench ycsb --workload delete
 expect_usage_error bench ycsb --modes coro,turbo
 expect_usage_error bench ycsb --isolation rc
-expect_usage_error bench ycsb --key-bytes 16
+expect_usage_error bench ycsb --key-bytes 48
+expect_usage_error bench ycsb --records 1M --key-bytes 9
 expect_usage_error bench ycsb --batch 0
 expect_usage_error bench ycsb --records 0
 expect_usage_error bench ycsb --records 100G

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -122,6 +123,70 @@ TEST(olc_btree, concurrent_writers_and_readers_agree_with_what_was_written) {
     ASSERT_EQ(all[i].second, value_of(all[i].first));
     if (i > 0) {
       ASSERT_LT(all[i - 1].first, all[i].first);
+    }
+  }
+}
+
+// Strings from a small alphabet (with zero and high bytes) and lengths 0 to
+// 47, so that many share long prefixes or are prefixes of one another.
+std::string random_string(std::mt19937_64& rng) {
+  static constexpr char alphabet[] = {'\0', 'a', 'b', '\xff'};
+  std::string s(rng() % (byte_key::capacity + 1), 'a');
+  const std::size_t varied = rng() % 4 == 0 ? s.size() : std::min<std::size_t>(s.size(), 3);
+  for (std::size_t i = s.size() - varied; i < s.size(); ++i) s[i] = alphabet[rng() % 4];
+  return s;
+}
+
+TEST(byte_key, orders_like_the_strings_and_round_trips) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = random_string(rng), b = random_string(rng);
+    ASSERT_EQ(byte_key(a).str(), a);
+    ASSERT_EQ(byte_key(a) < byte_key(b), a < b) << i;
+    ASSERT_EQ(byte_key(a) == byte_key(b), a == b) << i;
+  }
+  EXPECT_THROW(byte_key(std::string(byte_key::capacity + 1, 'x')), std::length_error);
+}
+
+TEST(olc_string_btree, matches_a_map_through_inserts_removes_lookups_and_scans) {
+  std::mt19937_64 rng(12);
+  for (std::size_t n : {1u, 17u, 18u, 3000u}) {
+    olc_string_btree tree;
+    std::map<std::string, std::uint64_t> oracle;
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+      const std::string k = random_string(rng);
+      const std::uint64_t v = rng();
+      EXPECT_EQ(tree.insert(byte_key(k), v), oracle.count(k) == 0);
+      oracle[k] = v;
+      if (i % 3 == 0) {
+        const std::string r = random_string(rng);
+        EXPECT_EQ(tree.remove(byte_key(r)), oracle.erase(r) == 1);
+      }
+    }
+    std::vector<std::string> probes(400);
+    for (auto& k : probes) k = random_string(rng);
+    for (const auto& [k, v] : oracle) {
+      if (probes.size() < 800) probes.push_back(k);
+    }
+    std::vector<std::optional<std::uint64_t>> expected;
+    for (const auto& k : probes) {
+      const auto it = oracle.find(k);
+      expected.push_back(it == oracle.end() ? std::nullopt : std::optional(it->second));
+    }
+    testing::expect_every_mode<std::optional<std::uint64_t>>(probes.size(), [&](auto policy, std::size_t i) {
+      return lookup<decltype(policy)>(tree, byte_key(probes[i]));
+    }, expected);
+
+    for (int s = 0; s < 6; ++s) {
+      const std::string from = s == 0 ? std::string() : random_string(rng);
+      for (std::size_t limit : {1u, 16u, 17u, 100000u}) {
+        std::vector<std::pair<byte_key, std::uint64_t>> got;
+        sync_wait(scan<interleaved_policy>(tree, byte_key(from), limit, got));
+        std::vector<std::pair<std::string, std::uint64_t>> got_strings, want;
+        for (const auto& [k, v] : got) got_strings.emplace_back(k.str(), v);
+        for (auto it = oracle.lower_bound(from); it != oracle.end() && want.size() < limit; ++it) want.emplace_back(*it);
+        ASSERT_EQ(got_strings, want) << "from '" << from << "' limit " << limit;
+      }
     }
   }
 }

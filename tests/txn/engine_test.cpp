@@ -40,16 +40,20 @@ const auto both_levels = ::testing::Values(isolation::snapshot, isolation::seria
 
 INSTANTIATE_TEST_SUITE_P(levels, transactions, both_levels, level_name);
 
-TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
-  engine db(GetParam());
-  table& tab = db.create_table("t", 100000);
-  std::map<std::uint64_t, std::string> oracle;
+// Random transactions, committed or aborted, against a map of what each
+// should see; keys made by key_of(0..299).
+template <class KeyOf>
+void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
+  using key_type = decltype(key_of(0));
+  engine db(level);
+  table& tab = db.create_table("t", 100000, kind);
+  std::map<key_type, std::string> oracle;
   std::mt19937_64 rng(21);
   for (int round = 0; round < 2000; ++round) {
     transaction t = db.begin();
-    std::map<std::uint64_t, std::string> mine = oracle;  // what this transaction should see
+    std::map<key_type, std::string> mine = oracle;  // what this transaction should see
     for (int op = 0; op < 6; ++op) {
-      const std::uint64_t key = rng() % 300;
+      const key_type key = key_of(rng() % 300);
       const std::string value = "v" + std::to_string(rng() % 1000);
       const auto it = mine.find(key);
       switch (rng() % 4) {
@@ -93,8 +97,8 @@ TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
   }
   // A final scan sees exactly the committed records.
   transaction t = db.begin();
-  std::vector<std::pair<std::uint64_t, std::string_view>> all;
-  sync_wait(t.scan<P>(tab, 0, 1000, all));
+  std::vector<std::pair<key_type, std::string_view>> all;
+  sync_wait(t.scan<P>(tab, key_type{}, 1000, all));
   ASSERT_EQ(all.size(), oracle.size());
   auto it = oracle.begin();
   for (const auto& [k, v] : all) {
@@ -102,6 +106,34 @@ TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
     EXPECT_EQ(std::string(v), it->second);
     ++it;
   }
+}
+
+TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
+  match_a_map(GetParam(), key_kind::integer, [](std::uint64_t n) { return n; });
+}
+
+TEST_P(transactions, match_a_map_with_byte_string_keys) {
+  // Keys of 0 to 47 bytes, many sharing prefixes or being prefixes of others.
+  match_a_map(GetParam(), key_kind::bytes, [](std::uint64_t n) {
+    std::string k(n % 48, 'k');
+    if (!k.empty()) k.back() = static_cast<char>('a' + n / 48);
+    return k;
+  });
+}
+
+TEST(transactions, refuse_keys_of_the_other_kind) {
+  engine db;
+  table& numbers = db.create_table("numbers", 10);
+  table& names = db.create_table("names", 10, key_kind::bytes);
+  transaction t = db.begin();
+  EXPECT_THROW(sync_wait(t.insert<P>(numbers, "one", "1")), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.insert<P>(names, 1, "one")), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.insert<P>(names, std::string(48, 'x'), "long")), std::length_error);
+  EXPECT_EQ(sync_wait(t.insert<P>(names, std::string(47, 'x'), "longest")), status::ok);
+  EXPECT_EQ(sync_wait(t.insert<P>(names, "", "empty")), status::ok);
+  EXPECT_EQ(sync_wait(t.get<P>(names, std::string(47, 'x'))).value_or("?"), "longest");
+  EXPECT_EQ(sync_wait(t.get<P>(names, "")).value_or("?"), "empty");
+  EXPECT_TRUE(t.commit());
 }
 
 // Records x (key 1) and y (key 2), under each isolation level.
@@ -315,11 +347,20 @@ std::int64_t decode(std::string_view s) {
 
 // Moves `amount` from one account to another; false if it conflicted. With
 // Nested, through the nested forms of the operations.
-template <class Policy, bool Nested = false>
+enum class reads { flat, nested, multi_key };
+
+template <class Policy, reads Reads = reads::flat>
 task<bool> transfer(engine& db, table& accounts, std::uint64_t from, std::uint64_t to, std::int64_t amount) {
+  constexpr bool Nested = Reads == reads::nested;
   transaction t = db.begin();
-  const auto a = Nested ? co_await t.get_nested<Policy>(accounts, from) : co_await t.get<Policy>(accounts, from);
-  const auto b = Nested ? co_await t.get_nested<Policy>(accounts, to) : co_await t.get<Policy>(accounts, to);
+  std::optional<std::string_view> a, b;
+  if constexpr (Reads == reads::multi_key) {
+    const std::uint64_t both[] = {from, to};
+    t.multi_get(accounts, both, [&](std::size_t i, std::optional<std::string_view> v) { (i == 0 ? a : b) = v; });
+  } else {
+    a = Nested ? co_await t.get_nested<Policy>(accounts, from) : co_await t.get<Policy>(accounts, from);
+    b = Nested ? co_await t.get_nested<Policy>(accounts, to) : co_await t.get<Policy>(accounts, to);
+  }
   if (!a || !b) co_return false;
   const std::int64_t new_a = decode(*a) - amount, new_b = decode(*b) + amount;
   const status s1 = Nested ? co_await t.put_nested<Policy>(accounts, from, encode(new_a))
@@ -360,28 +401,30 @@ TEST_P(transactions, concurrent_bank_transfers_keep_the_total) {
     workers.emplace_back([&, w] {
       std::mt19937_64 rng(w);
       std::vector<std::array<std::uint64_t, 3>> batch(64);
-      for (int round = 0; round < 48; ++round) {
+      for (int round = 0; round < 56; ++round) {
         for (auto& b : batch) b = {rng() % accounts_count, rng() % accounts_count, rng() % 50};
-        const auto make_with = [&](auto nested) {
+        const auto make_with = [&](auto how) {
           return [&](auto policy, std::size_t i) {
             const auto& b = batch[i];
-            return transfer<decltype(policy), decltype(nested)::value>(
+            return transfer<decltype(policy), decltype(how)::value>(
                 db, accounts, b[0], b[0] == b[1] ? (b[1] + 1) % accounts_count : b[1], static_cast<std::int64_t>(b[2]));
           };
         };
-        const auto flat = make_with(std::false_type{});
-        const auto nested = make_with(std::true_type{});
+        const auto flat = make_with(std::integral_constant<reads, reads::flat>{});
+        const auto nested = make_with(std::integral_constant<reads, reads::nested>{});
+        const auto multi_key = make_with(std::integral_constant<reads, reads::multi_key>{});
         const auto sink = [&](std::size_t, bool ok) { committed += ok ? 1 : 0; };
         // Every mode of execution, and batch sizes from 1 to 16.
         constexpr std::size_t sizes[] = {1, 2, 8, 16};
-        const std::size_t g = sizes[round / 6 % 4];
-        switch (round % 6) {
+        const std::size_t g = sizes[round / 7 % 4];
+        switch (round % 7) {
           case 0: batched_scheduler{g}.run(batch.size(), flat, sink); break;
           case 1: batched_scheduler{g}.run(batch.size(), nested, sink); break;
           case 2: interleaved_scheduler{g}.run(batch.size(), flat, sink); break;
           case 3: sequential_scheduler{}.run(batch.size(), flat, sink); break;
           case 4: basic_sequential_scheduler<prefetch_policy>{}.run(batch.size(), flat, sink); break;
           case 5: basic_sequential_scheduler<interleaved_policy>{}.run(batch.size(), nested, sink); break;
+          case 6: sequential_scheduler{}.run(batch.size(), multi_key, sink); break;
         }
         if (sync_wait(audit<P>(db, accounts)) != start * static_cast<std::int64_t>(accounts_count)) ++bad_audits;
       }

@@ -1,6 +1,6 @@
 #pragma once
-// A concurrent B+-tree from 64-bit keys to 64-bit values with optimistic
-// lock coupling (Leis et al.): readers take no locks. Each node carries a
+// A concurrent B+-tree from keys to 64-bit values with optimistic lock
+// coupling (Leis et al.): readers take no locks. Each node carries a
 // version word; a reader notes it, reads the node, and checks it again before
 // trusting what it read, restarting from the root if a writer intervened.
 // Writers lock only the nodes they change (a leaf, or a node and its parent
@@ -16,35 +16,68 @@
 // behaviour and clean under ThreadSanitizer without fences: a reader that
 // sees a writer's store also sees that writer's lock on the version.
 //
-// Nodes are 512 bytes: inner nodes hold 30 keys and 31 children, leaves 30
-// entries and a link to the next leaf. Full nodes split on the way down, so a
-// split never has to climb. Removal does not merge nodes and nodes are never
+// Keys are 64-bit integers (olc_btree: 512-byte nodes; inner nodes hold 30
+// keys and 31 children, leaves 30 entries and a link to the next leaf) or
+// byte strings of up to 47 bytes held inline (olc_string_btree: 1 KiB
+// nodes of 17 keys). Full nodes split on the way down, so a split never has
+// to climb. Removal does not merge nodes and nodes are never
 // freed while the tree lives, so readers need no epoch protection here.
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
+#include "weave/index/byte_key.hpp"
 #include "weave/memory/machine.hpp"
 
 namespace weave {
 
-class olc_btree {
- public:
+namespace detail {
+// How a key type sits in a node: as `words` 64-bit words that compare, in
+// order, like the keys.
+template <class Key>
+struct olc_key;
+template <>
+struct olc_key<std::uint64_t> {
+  static constexpr unsigned words = 1;
   static constexpr std::size_t node_bytes = 512;
-  static constexpr unsigned inner_keys = 30;
-  static constexpr unsigned leaf_keys = 30;
+  static std::uint64_t word(std::uint64_t k, unsigned) noexcept { return k; }
+  static std::uint64_t from_words(const std::array<std::uint64_t, 1>& w) noexcept { return w[0]; }
+};
+template <>
+struct olc_key<byte_key> {
+  static constexpr unsigned words = byte_key::words;
+  static constexpr std::size_t node_bytes = 1024;
+  static std::uint64_t word(const byte_key& k, unsigned i) noexcept { return k.word(i); }
+  static byte_key from_words(const std::array<std::uint64_t, words>& w) noexcept { return byte_key::from_words(w); }
+};
+}  // namespace detail
+
+template <class Key>
+class basic_olc_btree {
+  using traits = detail::olc_key<Key>;
+  static constexpr unsigned key_words = traits::words;
+
+ public:
+  static constexpr std::size_t node_bytes = traits::node_bytes;
+  // Keys a node holds: a 16-byte header, then the keys, then one slot more.
+  static constexpr unsigned capacity = (node_bytes - 24) / (8 * key_words + 8);
+  static constexpr unsigned inner_keys = capacity;
+  static constexpr unsigned leaf_keys = capacity;
 
   struct node;
   class descent;
-  using key_type = std::uint64_t;
+  using key_type = Key;
   using value_type = std::uint64_t;
 
   // Version word: bit 0 obsolete (unused: nodes are never retired yet), bit 1
@@ -55,10 +88,10 @@ class olc_btree {
     std::atomic<std::uint64_t> version{0};
     std::atomic<std::uint32_t> count{0};
     const bool leaf;
-    std::atomic<std::uint64_t> keys[30];
+    std::atomic<std::uint64_t> keys[capacity * key_words];
     // Inner: child pointers in slots 0..count. Leaf: values in slots
     // 0..count-1, the next leaf in the last slot.
-    std::atomic<std::uintptr_t> slots[31];
+    std::atomic<std::uintptr_t> slots[capacity + 1];
 
     explicit node(bool is_leaf) : leaf(is_leaf) {
       for (auto& k : keys) k.store(0, std::memory_order_relaxed);
@@ -73,21 +106,42 @@ class olc_btree {
     }
     std::uint64_t value(unsigned i) const noexcept { return slots[i].load(std::memory_order_acquire); }
     void set_value(unsigned i, std::uint64_t v) noexcept { slots[i].store(v, std::memory_order_release); }
-    node* next() const noexcept { return child(30); }
-    void set_next(node* n) noexcept { set_child(30, n); }
-    void set_key(unsigned i, std::uint64_t k) noexcept { keys[i].store(k, std::memory_order_release); }
-    std::uint64_t key(unsigned i) const noexcept { return keys[i].load(std::memory_order_acquire); }
+    node* next() const noexcept { return child(capacity); }
+    void set_next(node* n) noexcept { set_child(capacity, n); }
+    void set_key(unsigned i, const Key& k) noexcept {
+      for (unsigned w = 0; w < key_words; ++w) keys[i * key_words + w].store(traits::word(k, w), std::memory_order_release);
+    }
+    Key key(unsigned i) const noexcept {
+      std::array<std::uint64_t, key_words> w;
+      for (unsigned j = 0; j < key_words; ++j) w[j] = keys[i * key_words + j].load(std::memory_order_acquire);
+      return traits::from_words(w);
+    }
+    // Key i against k: negative, zero or positive. Stops at the first word
+    // that differs.
+    int compare(unsigned i, const Key& k) const noexcept {
+      for (unsigned w = 0; w < key_words; ++w) {
+        const std::uint64_t a = keys[i * key_words + w].load(std::memory_order_acquire), b = traits::word(k, w);
+        if (a != b) return a < b ? -1 : 1;
+      }
+      return 0;
+    }
+    void move_key(unsigned to, const node& from, unsigned i) noexcept {
+      for (unsigned w = 0; w < key_words; ++w) {
+        keys[to * key_words + w].store(from.keys[i * key_words + w].load(std::memory_order_acquire),
+                                       std::memory_order_release);
+      }
+    }
     unsigned size() const noexcept { return count.load(std::memory_order_acquire); }
-    bool full() const noexcept { return size() == (leaf ? leaf_keys : inner_keys); }
+    bool full() const noexcept { return size() == capacity; }
 
     // First position whose key is >= k (leaf), or the child to follow (inner:
     // child i holds keys in [key(i-1), key(i))).
-    unsigned lower_bound(std::uint64_t k) const noexcept {
-      const unsigned n = std::min<unsigned>(size(), 30);  // a torn count is caught by the version check
+    unsigned lower_bound(const Key& k) const noexcept {
+      const unsigned n = std::min<unsigned>(size(), capacity);  // a torn count is caught by the version check
       unsigned lo = 0;
       for (unsigned len = n; len > 0;) {
         const unsigned half = len / 2;
-        if (key(lo + half) < k) {
+        if (compare(lo + half, k) < 0) {
           lo += half + 1;
           len -= half + 1;
         } else {
@@ -96,12 +150,12 @@ class olc_btree {
       }
       return lo;
     }
-    unsigned child_for(std::uint64_t k) const noexcept {
-      const unsigned n = std::min<unsigned>(size(), 30);
+    unsigned child_for(const Key& k) const noexcept {
+      const unsigned n = std::min<unsigned>(size(), capacity);
       unsigned lo = 0;
       for (unsigned len = n; len > 0;) {
         const unsigned half = len / 2;
-        if (key(lo + half) <= k) {
+        if (compare(lo + half, k) <= 0) {
           lo += half + 1;
           len -= half + 1;
         } else {
@@ -113,9 +167,9 @@ class olc_btree {
   };
   static_assert(sizeof(node) <= node_bytes);
 
-  olc_btree() { root_.store(make_node(true), std::memory_order_release); }
-  olc_btree(const olc_btree&) = delete;
-  olc_btree& operator=(const olc_btree&) = delete;
+  basic_olc_btree() { root_.store(make_node(true), std::memory_order_release); }
+  basic_olc_btree(const basic_olc_btree&) = delete;
+  basic_olc_btree& operator=(const basic_olc_btree&) = delete;
 
   node* root() const noexcept { return root_.load(std::memory_order_acquire); }
   // Levels from the root that stay cached (no suspension there); all of
@@ -146,7 +200,7 @@ class olc_btree {
   static void write_unlock(node& n) noexcept { n.version.fetch_add(locked_bit, std::memory_order_release); }
 
   // Inserts or overwrites key -> value; returns true if the key was new.
-  bool insert(std::uint64_t key, std::uint64_t value) {
+  bool insert(const Key& key, std::uint64_t value) {
     for (;;) {
       if (auto done = try_insert(key, value, true)) return done->inserted;
       pause();
@@ -155,7 +209,7 @@ class olc_btree {
 
   // Inserts key -> value unless the key is present; returns the value it
   // already has in that case.
-  std::optional<std::uint64_t> insert_if_absent(std::uint64_t key, std::uint64_t value) {
+  std::optional<std::uint64_t> insert_if_absent(const Key& key, std::uint64_t value) {
     for (;;) {
       if (auto done = try_insert(key, value, false)) {
         if (done->inserted) return std::nullopt;
@@ -166,7 +220,7 @@ class olc_btree {
   }
 
   // Removes key; returns whether it was there.
-  bool remove(std::uint64_t key);
+  bool remove(const Key& key);
 
   static void pause() noexcept {
 #if defined(__x86_64__)
@@ -193,13 +247,13 @@ class olc_btree {
 
   // Splits the full node `n` (write-locked) into itself and a new right
   // sibling; returns the separator (the right half's smallest key) and it.
-  std::pair<std::uint64_t, node*> split(node& n) {
+  std::pair<Key, node*> split(node& n) {
     node* right = make_node(n.leaf);
     const unsigned count = n.size();
     if (n.leaf) {
       const unsigned keep = count / 2;
       for (unsigned i = keep; i < count; ++i) {
-        right->set_key(i - keep, n.key(i));
+        right->move_key(i - keep, n, i);
         right->set_value(i - keep, n.value(i));
       }
       right->count.store(count - keep, std::memory_order_release);
@@ -210,8 +264,8 @@ class olc_btree {
     }
     // Inner: the middle key moves up; its right children go to the sibling.
     const unsigned keep = count / 2;
-    const std::uint64_t up = n.key(keep);
-    for (unsigned i = keep + 1; i < count; ++i) right->set_key(i - keep - 1, n.key(i));
+    const Key up = n.key(keep);
+    for (unsigned i = keep + 1; i < count; ++i) right->move_key(i - keep - 1, n, i);
     for (unsigned i = keep + 1; i <= count; ++i) {
       right->set_child(i - keep - 1, n.child(i));
     }
@@ -222,9 +276,9 @@ class olc_btree {
 
   // Puts separator `key` and its right child into the inner node `n`
   // (write-locked, not full), after child position `pos`.
-  static void insert_child(node& n, unsigned pos, std::uint64_t key, node* right) {
+  static void insert_child(node& n, unsigned pos, const Key& key, node* right) {
     const unsigned count = n.size();
-    for (unsigned i = count; i > pos; --i) n.set_key(i, n.key(i - 1));
+    for (unsigned i = count; i > pos; --i) n.move_key(i, n, i - 1);
     for (unsigned i = count + 1; i > pos + 1; --i) n.set_child(i, n.child(i - 1));
     n.set_key(pos, key);
     n.set_child(pos + 1, right);
@@ -237,7 +291,7 @@ class olc_btree {
   };
 
   // One optimistic attempt; nothing means restart.
-  std::optional<insert_result> try_insert(std::uint64_t key, std::uint64_t value, bool overwrite) {
+  std::optional<insert_result> try_insert(const Key& key, std::uint64_t value, bool overwrite) {
     node* n = root();
     auto v = read_lock(*n);
     if (!v) return std::nullopt;
@@ -285,14 +339,14 @@ class olc_btree {
     if (!upgrade(*n, *v)) return std::nullopt;
     const unsigned count = n->size();
     const unsigned pos = n->lower_bound(key);
-    if (pos < count && n->key(pos) == key) {
+    if (pos < count && n->compare(pos, key) == 0) {
       const std::uint64_t existing = n->value(pos);
       if (overwrite) n->set_value(pos, value);
       write_unlock(*n);
       return insert_result{false, existing};
     }
     for (unsigned i = count; i > pos; --i) {
-      n->set_key(i, n->key(i - 1));
+      n->move_key(i, *n, i - 1);
       n->set_value(i, n->value(i - 1));
     }
     n->set_key(pos, key);
@@ -309,6 +363,9 @@ class olc_btree {
   std::vector<std::unique_ptr<node, node_deleter>> nodes_;
 };
 
+using olc_btree = basic_olc_btree<std::uint64_t>;
+using olc_string_btree = basic_olc_btree<byte_key>;
+
 // One optimistic descent to the leaf of a key, as a cursor: step() returns
 // the next node to prefetch (and is called again once it may be cached), or
 // null once the leaf has been read and validated. An operation inlines it
@@ -318,9 +375,10 @@ class olc_btree {
 //   olc_btree::descent d(tree, key);
 //   while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
 //   d.value() ...
-class olc_btree::descent {
+template <class Key>
+class basic_olc_btree<Key>::descent {
  public:
-  descent(const olc_btree& tree, std::uint64_t key) noexcept : tree_(&tree), key_(key) {}
+  descent(const basic_olc_btree& tree, const Key& key) noexcept : tree_(&tree), key_(key) {}
 
   const node* step() noexcept {
     for (;;) {
@@ -354,7 +412,7 @@ class olc_btree::descent {
         return c;
       }
       const unsigned pos = n_->lower_bound(key_);
-      found_ = pos < n_->size() && n_->key(pos) == key_;
+      found_ = pos < n_->size() && n_->compare(pos, key_) == 0;
       value_ = found_ ? n_->value(pos) : 0;
       if (!validate(*n_, v_)) {
         restart();
@@ -380,8 +438,8 @@ class olc_btree::descent {
     pause();
   }
 
-  const olc_btree* tree_;
-  std::uint64_t key_;
+  const basic_olc_btree* tree_;
+  Key key_;
   const node* n_ = nullptr;
   const node* child_ = nullptr;
   std::uint64_t v_ = 0;
@@ -392,7 +450,8 @@ class olc_btree::descent {
 };
 
 // After descent: remove finds its leaf with the same cursor as lookups.
-inline bool olc_btree::remove(std::uint64_t key) {
+template <class Key>
+bool basic_olc_btree<Key>::remove(const Key& key) {
   for (;;) {
     descent d(*this, key);
     while (d.step() != nullptr) {
@@ -405,10 +464,10 @@ inline bool olc_btree::remove(std::uint64_t key) {
     }
     const unsigned n = leaf->size();
     const unsigned pos = leaf->lower_bound(key);
-    const bool found = pos < n && leaf->key(pos) == key;
+    const bool found = pos < n && leaf->compare(pos, key) == 0;
     if (found) {
       for (unsigned i = pos; i + 1 < n; ++i) {
-        leaf->set_key(i, leaf->key(i + 1));
+        leaf->move_key(i, *leaf, i + 1);
         leaf->set_value(i, leaf->value(i + 1));
       }
       leaf->count.store(n - 1, std::memory_order_release);
@@ -420,53 +479,54 @@ inline bool olc_btree::remove(std::uint64_t key) {
 
 // The value under `key`, if any: one descent, suspending before each node
 // below the cached levels; restarts from the root when a version check fails.
-template <execution_policy Policy>
-task<std::optional<std::uint64_t>> lookup(const olc_btree& tree, std::uint64_t key) {
-  olc_btree::descent d(tree, key);
-  while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+template <execution_policy Policy, class Key>
+task<std::optional<std::uint64_t>> lookup(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> key) {
+  typename basic_olc_btree<Key>::descent d(tree, key);
+  while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
   co_return d.value();
 }
 
-// Up to `limit` entries with keys >= `from`, in key order, appended to `out`
-// as (key, value) pairs. Each leaf is read optimistically; when a check fails
+// Up to `limit` entries with keys >= `from` (> `from` if `after`), in key
+// order, appended to `out` as (key, value) pairs. Each leaf is read optimistically; when a check fails
 // the scan resumes after the last key it kept.
-template <execution_policy Policy>
-task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
-                std::vector<std::pair<std::uint64_t, std::uint64_t>>& out) {
-  using node = olc_btree::node;
+template <execution_policy Policy, class Key>
+task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from, std::size_t limit,
+                std::vector<std::pair<Key, std::uint64_t>>& out, bool after = false) {
+  using tree_type = basic_olc_btree<Key>;
+  using node = typename tree_type::node;
   std::size_t taken = 0;
   bool past_end = false;
   while (taken < limit && !past_end) {
-    olc_btree::descent d(tree, from);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+    typename tree_type::descent d(tree, from);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, tree_type::node_bytes, d.cold());
     const node* n = d.leaf();
     std::uint64_t v = d.leaf_version();
     bool restart = false;
     // Walk the leaves; each one's entries count only once its version checks.
     while (!restart && taken < limit) {
-      std::pair<std::uint64_t, std::uint64_t> entries[olc_btree::leaf_keys];
+      std::pair<Key, std::uint64_t> entries[tree_type::leaf_keys];
       unsigned got = 0;
-      const unsigned count = std::min(n->size(), olc_btree::leaf_keys);
-      for (unsigned i = n->lower_bound(from); i < count && taken + got < limit; ++i) {
-        entries[got++] = {n->key(i), n->value(i)};
-      }
+      const unsigned count = std::min(n->size(), tree_type::leaf_keys);
+      unsigned i = n->lower_bound(from);
+      if (after && i < count && n->compare(i, from) == 0) ++i;
+      for (; i < count && taken + got < limit; ++i) entries[got++] = {n->key(i), n->value(i)};
       const node* next = n->next();
-      if (!olc_btree::validate(*n, v)) {
+      if (!tree_type::validate(*n, v)) {
         restart = true;
         break;
       }
       out.insert(out.end(), entries, entries + got);
       taken += got;
       if (got > 0) {
-        if (entries[got - 1].first == ~std::uint64_t{0}) past_end = true;
-        from = entries[got - 1].first + 1;
+        from = entries[got - 1].first;
+        after = true;
       }
-      if (next == nullptr || past_end) {
+      if (next == nullptr) {
         past_end = true;
         break;
       }
-      co_await prefetch<Policy>(next, olc_btree::node_bytes, tree.hot_levels() != ~0u);
-      const auto nv = olc_btree::read_lock(*next);
+      co_await prefetch<Policy>(next, tree_type::node_bytes, tree.hot_levels() != ~0u);
+      const auto nv = tree_type::read_lock(*next);
       if (!nv) {
         restart = true;
         break;
@@ -474,7 +534,7 @@ task<void> scan(const olc_btree& tree, std::uint64_t from, std::size_t limit,
       n = next;
       v = *nv;
     }
-    if (restart) olc_btree::pause();
+    if (restart) tree_type::pause();
   }
 }
 

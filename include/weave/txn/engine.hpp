@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -65,11 +66,11 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
-  table& create_table(std::string name, std::size_t capacity) {
+  table& create_table(std::string name, std::size_t capacity, key_kind keys = key_kind::integer) {
     std::lock_guard<std::mutex> g(tables_mutex_);
     for (const auto& t : tables_)
       if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
-    tables_.push_back(std::make_unique<table>(std::move(name), capacity));
+    tables_.push_back(std::make_unique<table>(std::move(name), capacity, keys));
     return *tables_.back();
   }
 
@@ -105,6 +106,34 @@ enum class status {
   duplicate,  // insert of a key that has a visible record
   conflict,   // write-write conflict: the transaction must abort
 };
+
+// What an application names a record by: an integer (as 8 unsigned bytes)
+// or a byte string (std::string, std::string_view, a literal).
+template <class K>
+concept record_key = std::integral<K> || std::convertible_to<const K&, std::string_view>;
+
+namespace detail {
+template <class K>
+struct record_key_traits {  // integers
+  using index_key = std::uint64_t;
+  using scan_key = std::uint64_t;
+  static std::uint64_t to_index(K k) noexcept { return static_cast<std::uint64_t>(k); }
+  static std::uint64_t to_scan(std::uint64_t k) noexcept { return k; }
+};
+template <class K>
+  requires std::convertible_to<const K&, std::string_view>
+struct record_key_traits<K> {
+  using index_key = byte_key;
+  using scan_key = std::string;
+  static byte_key to_index(const K& k) { return byte_key(std::string_view(k)); }
+  static std::string to_scan(const byte_key& k) { return k.str(); }
+};
+}  // namespace detail
+
+// The key type of the records a scan from a K returns: std::uint64_t or
+// std::string.
+template <record_key K>
+using scan_key_t = typename detail::record_key_traits<K>::scan_key;
 
 namespace detail {
 // Vectors whose storage a thread's transactions hand on to the next one, so
@@ -162,105 +191,65 @@ class transaction {
   // The value under `key` in this transaction's snapshot. One flat
   // coroutine: the index descent and the version-chain walk are inlined, so
   // each suspension is a single resume.
-  template <execution_policy Policy>
-  task<std::optional<std::string_view>> get(const table& t, std::uint64_t key) {
-    olc_btree::descent d(t.index(), key);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
-    if (!d.value()) co_return std::nullopt;
-    chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
-    co_return value_of(c.found());
+  template <execution_policy Policy, record_key K>
+  task<std::optional<std::string_view>> get(const table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return read<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
   }
 
   // The same, as nested tasks (index lookup, then chain walk): the
   // coro-nested baseline of the benchmarks.
-  template <execution_policy Policy>
-  task<std::optional<std::string_view>> get_nested(const table& t, std::uint64_t key) {
-    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
-    if (!oid) co_return std::nullopt;
-    co_return value_of(co_await visible<Policy>(t, *oid));
+  template <execution_policy Policy, record_key K>
+  task<std::optional<std::string_view>> get_nested(const table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return read_nested<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
   }
 
   // Gets many keys of one table at once, interleaving their lookups with
   // up to `group` in flight, whatever the caller's own policy: the
   // multi-key interface. Calls out(i, value) for keys[i].
-  template <class Out>
-  void multi_get(const table& t, std::span<const std::uint64_t> keys, Out&& out, std::size_t group = 8) {
+  template <class Keys, class Out>
+  void multi_get(const table& t, const Keys& keys, Out&& out, std::size_t group = 8) {
     interleaved_scheduler{std::min<std::size_t>(std::max<std::size_t>(group, 1), interleaved_scheduler::max_group)}
         .run(
-            keys.size(), [&](auto policy, std::size_t i) { return get<decltype(policy)>(t, keys[i]); },
+            std::size(keys), [&](auto policy, std::size_t i) { return get<decltype(policy)>(t, keys[i]); },
             [&](std::size_t i, std::optional<std::string_view> v) { out(i, v); });
   }
 
   // Replaces the value of an existing record (flat, like get).
-  template <execution_policy Policy>
-  task<status> put(table& t, std::uint64_t key, std::string_view value) {
-    if (state_ != state::active) co_return status::conflict;
-    olc_btree::descent d(t.index(), key);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
-    if (!d.value()) co_return status::not_found;
-    chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
-    if (!value_of(c.found())) co_return status::not_found;
-    co_return install_now(t, *d.value(), value, false);
+  template <execution_policy Policy, record_key K>
+  task<status> put(table& t, const K& key, std::string_view value) {
+    using traits = detail::record_key_traits<K>;
+    return update<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value);
   }
 
-  template <execution_policy Policy>
-  task<status> put_nested(table& t, std::uint64_t key, std::string_view value) {
-    return write<Policy>(t, key, value, false);
+  template <execution_policy Policy, record_key K>
+  task<status> put_nested(table& t, const K& key, std::string_view value) {
+    using traits = detail::record_key_traits<K>;
+    return write<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value, false);
   }
 
   // Deletes a record (installs a tombstone).
-  template <execution_policy Policy>
-  task<status> remove(table& t, std::uint64_t key) {
-    return write<Policy>(t, key, {}, true);
+  template <execution_policy Policy, record_key K>
+  task<status> remove(table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return write<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), {}, true);
   }
 
   // Adds a record under a key that has no visible record.
-  template <execution_policy Policy>
-  task<status> insert(table& t, std::uint64_t key, std::string_view value) {
-    if (state_ != state::active) co_return status::conflict;
-    const oid_t fresh = t.allocate_oid();
-    version* v = version::make(pending | id_, nullptr, value, false);
-    t.head(fresh).store(v, std::memory_order_release);
-    const std::optional<std::uint64_t> existing = t.index().insert_if_absent(key, fresh);
-    if (!existing) {
-      writes_.push_back({&t, fresh, v});
-      co_return status::ok;
-    }
-    // The key has a record already: the fresh one stays unreachable, and the
-    // insert becomes a write on the old record if that is deleted.
-    t.head(fresh).store(nullptr, std::memory_order_release);
-    version::destroy(v);
-    const version* current = co_await visible<Policy>(t, *existing);
-    if (current != nullptr && !current->tombstone) co_return status::duplicate;
-    co_return co_await install<Policy>(t, *existing, value, false);
+  template <execution_policy Policy, record_key K>
+  task<status> insert(table& t, const K& key, std::string_view value) {
+    using traits = detail::record_key_traits<K>;
+    return add<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value);
   }
 
   // Up to `limit` records with keys >= from, in key order, visible in this
   // snapshot, appended to `out`.
-  template <execution_policy Policy>
-  task<void> scan(const table& t, std::uint64_t from, std::size_t limit,
-                  std::vector<std::pair<std::uint64_t, std::string_view>>& out) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
-    std::size_t taken = 0;
-    while (taken < limit) {
-      entries.clear();
-      co_await weave::scan<Policy>(t.index(), from, limit - taken, entries);
-      if (entries.empty()) break;
-      for (const auto& [key, oid] : entries) {
-        // The chain walk inlined: a long scan of cached records then needs
-        // no transfer per record.
-        chain_cursor c(t, oid);
-        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
-        if (const auto v = value_of(c.found())) {
-          out.emplace_back(key, *v);
-          ++taken;
-        }
-      }
-      if (entries.back().first == ~std::uint64_t{0}) break;
-      from = entries.back().first + 1;
-    }
+  template <execution_policy Policy, record_key K>
+  task<void> scan(const table& t, const K& from, std::size_t limit,
+                  std::vector<std::pair<scan_key_t<K>, std::string_view>>& out) {
+    using traits = detail::record_key_traits<K>;
+    return scan_in<Policy, traits>(t, t.index_of<typename traits::index_key>(), traits::to_index(from), limit, out);
   }
 
   // Makes the writes visible; false if the transaction had failed or, when
@@ -432,6 +421,82 @@ class transaction {
     at at_ = at::start;
   };
 
+  // The bodies of the operations, over the table's index for the key type.
+  template <execution_policy Policy, class Key>
+  task<std::optional<std::string_view>> read(const table& t, const basic_olc_btree<Key>& index, Key key) {
+    typename basic_olc_btree<Key>::descent d(index, key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
+    if (!d.value()) co_return std::nullopt;
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+    co_return value_of(c.found());
+  }
+
+  template <execution_policy Policy, class Key>
+  task<std::optional<std::string_view>> read_nested(const table& t, const basic_olc_btree<Key>& index, Key key) {
+    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(index, key);
+    if (!oid) co_return std::nullopt;
+    co_return value_of(co_await visible<Policy>(t, *oid));
+  }
+
+  template <execution_policy Policy, class Key>
+  task<status> update(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    typename basic_olc_btree<Key>::descent d(index, key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
+    if (!d.value()) co_return status::not_found;
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+    if (!value_of(c.found())) co_return status::not_found;
+    co_return install_now(t, *d.value(), value, false);
+  }
+
+  template <execution_policy Policy, class Key>
+  task<status> add(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    const oid_t fresh = t.allocate_oid();
+    version* v = version::make(pending | id_, nullptr, value, false);
+    t.head(fresh).store(v, std::memory_order_release);
+    const std::optional<std::uint64_t> existing = index.insert_if_absent(key, fresh);
+    if (!existing) {
+      writes_.push_back({&t, fresh, v});
+      co_return status::ok;
+    }
+    // The key has a record already: the fresh one stays unreachable, and the
+    // insert becomes a write on the old record if that is deleted.
+    t.head(fresh).store(nullptr, std::memory_order_release);
+    version::destroy(v);
+    const version* current = co_await visible<Policy>(t, *existing);
+    if (current != nullptr && !current->tombstone) co_return status::duplicate;
+    co_return co_await install<Policy>(t, *existing, value, false);
+  }
+
+  template <execution_policy Policy, class Traits, class Key>
+  task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, std::size_t limit,
+                     std::vector<std::pair<typename Traits::scan_key, std::string_view>>& out) {
+    std::vector<std::pair<Key, std::uint64_t>> entries;
+    std::size_t taken = 0;
+    bool after = false;
+    while (taken < limit) {
+      entries.clear();
+      co_await weave::scan<Policy>(index, from, limit - taken, entries, after);
+      if (entries.empty()) break;
+      for (const auto& [key, oid] : entries) {
+        // The chain walk inlined: a long scan of cached records then needs
+        // no transfer per record.
+        chain_cursor c(t, oid);
+        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+        if (const auto v = value_of(c.found())) {
+          out.emplace_back(Traits::to_scan(key), *v);
+          ++taken;
+        }
+      }
+      // Some were deleted in this snapshot: go on after the last one.
+      from = entries.back().first;
+      after = true;
+    }
+  }
+
   // The version of record `oid` this transaction sees, or null.
   template <execution_policy Policy>
   task<const version*> visible(const table& t, oid_t oid) {
@@ -440,10 +505,10 @@ class transaction {
     co_return c.found();
   }
 
-  template <execution_policy Policy>
-  task<status> write(table& t, std::uint64_t key, std::string_view value, bool tombstone) {
+  template <execution_policy Policy, class Key>
+  task<status> write(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value, bool tombstone) {
     if (state_ != state::active) co_return status::conflict;
-    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(t.index(), key);
+    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(index, key);
     if (!oid) co_return status::not_found;
     const version* current = co_await visible<Policy>(t, *oid);
     if (current == nullptr || current->tombstone) co_return status::not_found;

@@ -3,6 +3,9 @@
 // indirection array from OID to the newest version of the record, and an
 // ordered index from key to OID. Updates never touch the index: they install
 // a new version at the head of the record's chain.
+//
+// A table's keys are 8-byte unsigned integers or byte strings of up to 47
+// bytes, chosen when it is created.
 
 #include <atomic>
 #include <cstddef>
@@ -10,6 +13,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "weave/index/olc_btree.hpp"
@@ -21,10 +26,13 @@ namespace weave::txn {
 
 using oid_t = std::uint64_t;
 
+enum class key_kind { integer, bytes };
+
 class table {
  public:
   // Room for `capacity` records (inserts beyond it fail).
-  table(std::string name, std::size_t capacity) : name_(std::move(name)), heads_(capacity) {}
+  table(std::string name, std::size_t capacity, key_kind keys = key_kind::integer)
+      : name_(std::move(name)), keys_(keys), heads_(capacity) {}
   table(const table&) = delete;
   table& operator=(const table&) = delete;
   ~table() {
@@ -40,8 +48,28 @@ class table {
   // Whether the records' slots and newest versions likely stay cached, so
   // reading them is not worth a suspension (about 64 bytes a record).
   bool cached() const noexcept { return machine::fits_in_cache(records() * 64); }
+  key_kind keys() const noexcept { return keys_; }
   olc_btree& index() noexcept { return index_; }
   const olc_btree& index() const noexcept { return index_; }
+  olc_string_btree& string_index() noexcept { return string_index_; }
+  const olc_string_btree& string_index() const noexcept { return string_index_; }
+
+  // The index for keys of type Key (std::uint64_t or byte_key); throws
+  // std::invalid_argument if the table has the other kind of key.
+  template <class Key>
+  const basic_olc_btree<Key>& index_of() const {
+    if constexpr (std::is_same_v<Key, byte_key>) {
+      if (keys_ != key_kind::bytes) throw std::invalid_argument("table '" + name_ + "' has integer keys");
+      return string_index_;
+    } else {
+      if (keys_ != key_kind::integer) throw std::invalid_argument("table '" + name_ + "' has byte-string keys");
+      return index_;
+    }
+  }
+  template <class Key>
+  basic_olc_btree<Key>& index_of() {
+    return const_cast<basic_olc_btree<Key>&>(std::as_const(*this).index_of<Key>());
+  }
 
   // The newest version of a record (atomically: writers swap it with CAS).
   std::atomic_ref<version*> head(oid_t oid) const noexcept { return std::atomic_ref<version*>(heads_[oid]); }
@@ -66,9 +94,11 @@ class table {
 
  private:
   std::string name_;
+  key_kind keys_;
   mutable huge_buffer<version*> heads_;  // zero-filled: no version yet
   std::atomic<oid_t> next_oid_{0};
   olc_btree index_;
+  olc_string_btree string_index_;  // one of the two stays empty
   std::mutex retired_mutex_;
   std::vector<version*> retired_;
 };
