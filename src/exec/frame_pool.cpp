@@ -6,15 +6,20 @@
 #include <new>
 #include <vector>
 
+#include "weave/memory/chunk_arena.hpp"
+
 namespace weave::detail {
 namespace {
 
 constexpr std::size_t chunk_bytes = 64 * 1024;
 
-// Owns every chunk and the blocks that exited threads left behind.
+// Owns every chunk and the blocks that exited threads left behind. Chunks
+// come from an arena that turns to huge pages as it grows: record versions
+// live here too, and a table of gigabytes read at random should not pay a
+// page walk per version.
 struct depot {
   std::mutex mutex;
-  std::vector<std::unique_ptr<std::byte[]>> chunks;
+  chunk_arena chunks{chunk_bytes};
   void* lists[frame_pool::class_count] = {};
 
   static depot& instance() {
@@ -56,9 +61,7 @@ void* frame_pool::refill(std::size_t c) {
     d.lists[c] = nullptr;
   } else {
     const std::size_t size = (c + 1) * granule;
-    auto chunk = std::make_unique_for_overwrite<std::byte[]>(chunk_bytes);
-    std::byte* base = chunk.get();
-    d.chunks.push_back(std::move(chunk));
+    auto* base = static_cast<std::byte*>(d.chunks.allocate(chunk_bytes, alignof(std::max_align_t)));
     for (std::size_t off = 0; off + size <= chunk_bytes; off += size) {
       auto* b = reinterpret_cast<block*>(base + off);
       b->next = free_[c];

@@ -38,6 +38,7 @@
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/byte_key.hpp"
+#include "weave/memory/chunk_arena.hpp"
 #include "weave/memory/machine.hpp"
 
 namespace weave {
@@ -179,8 +180,7 @@ class basic_olc_btree {
   }
   void set_hot_levels(unsigned levels) noexcept { hot_levels_ = levels; }
   std::size_t bytes() const {
-    std::lock_guard<std::mutex> g(arena_mutex_);
-    return nodes_.size() * node_bytes;
+    return nodes_count_.load(std::memory_order_relaxed) * node_bytes;
   }
 
   // --- optimistic lock coupling ---------------------------------------
@@ -230,20 +230,12 @@ class basic_olc_btree {
 
  private:
   node* make_node(bool leaf) {
-    auto* raw = static_cast<node*>(::operator new(node_bytes, std::align_val_t{machine::cache_line}));
-    node* n = new (raw) node(leaf);
     std::lock_guard<std::mutex> g(arena_mutex_);
-    nodes_.emplace_back(n);
-    nodes_count_.store(nodes_.size(), std::memory_order_relaxed);
+    node* n = new (arena_.allocate(node_bytes, machine::cache_line)) node(leaf);
+    nodes_count_.fetch_add(1, std::memory_order_relaxed);
     return n;
   }
-
-  struct node_deleter {
-    void operator()(node* n) const noexcept {
-      n->~node();
-      ::operator delete(n, std::align_val_t{machine::cache_line});
-    }
-  };
+  static_assert(std::is_trivially_destructible_v<node>, "nodes go with their arena");
 
   // Splits the full node `n` (write-locked) into itself and a new right
   // sibling; returns the separator (the right half's smallest key) and it.
@@ -358,9 +350,9 @@ class basic_olc_btree {
 
   std::atomic<node*> root_{nullptr};
   unsigned hot_levels_ = machine::hot_levels(20, node_bytes);
-  mutable std::mutex arena_mutex_;
+  std::mutex arena_mutex_;
+  chunk_arena arena_{8 * node_bytes};  // huge pages once the tree is large
   std::atomic<std::size_t> nodes_count_{0};
-  std::vector<std::unique_ptr<node, node_deleter>> nodes_;
 };
 
 using olc_btree = basic_olc_btree<std::uint64_t>;
