@@ -15,3 +15,13 @@ $w bench ycsb --records 100M --workload read --threads 1 --batch 1,2,4,8,16 --mo
 # Cache-resident: 10^4 records.
 $w bench ycsb --records 10K --workload read --threads 1 --batch 8 --seconds 1 --repeat 5 --quiet \
   > $out/ycsb-read-10K.jsonl
+# The serializable level against SI, on the mixed workload (2 read-modify-writes + 8 reads), 10^7 records.
+for iso in si ssn; do
+  $w bench ycsb --records 10M --workload mixed --isolation $iso --threads 1,2 --batch 8 --modes prefetch,coro \
+    --seconds 1 --repeat 3 --quiet > $out/ycsb-mixed-10M-$iso.jsonl
+done
+# Byte-string keys of 24 bytes ("user" and 20 digits) against 8-byte integer keys, read-only, 10^7 records.
+for kb in 8 24; do
+  $w bench ycsb --records 10M --key-bytes $kb --workload read --threads 1 --batch 8 --modes naive,prefetch,coro \
+    --seconds 1 --repeat 3 --quiet > $out/ycsb-read-10M-key$kb.jsonl
+done
