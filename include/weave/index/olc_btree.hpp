@@ -286,7 +286,7 @@ class basic_olc_btree {
   std::optional<insert_result> try_insert(const Key& key, std::uint64_t value, bool overwrite) {
     node* n = root();
     auto v = read_lock(*n);
-    if (!v) return std::nullopt;
+    if (!v || n != root()) return std::nullopt;  // see descent::step
     node* parent = nullptr;
     std::uint64_t parent_v = 0;
     for (;;) {
@@ -377,7 +377,11 @@ class basic_olc_btree<Key>::descent {
       if (n_ == nullptr) {  // (re)start at the root
         n_ = tree_->root();
         const auto v = read_lock(*n_);
-        if (!v) {
+        // A root split stores the new root before it unlocks the old one:
+        // if the node is unlocked and still the root, it covers every key.
+        // Without this check, a descent could start at an old root that now
+        // holds only the left half of the keys.
+        if (!v || n_ != tree_->root()) {
           restart();
           continue;
         }
