@@ -1,10 +1,11 @@
-// The transaction engine's commands: `weave bench ycsb`.
+// The transaction engine's commands: `weave bench ycsb` and `weave bench tpcc`.
 
 #include <fmt/format.h>
 
 #include <memory>
 #include <string>
 
+#include "bench/tpcc/tpcc_bench.hpp"
 #include "bench/workload/size.hpp"
 #include "bench/ycsb/ycsb_bench.hpp"
 #include "cli_support.hpp"
@@ -72,6 +73,60 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     bench::validate(o);
     require_memory(bench::estimated_bytes(o), "this benchmark");
     bench::run_ycsb_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    return 0;
+  });
+
+  struct tpcc_cli {
+    std::uint32_t warehouses = 4;
+    std::string mix = "tpcc";
+    std::uint32_t suppliers = 100;
+    std::string threads = "1";
+    std::string batches = "8";
+    bool pipeline = false;
+    double seconds = 2;
+    std::size_t repeat = 3;
+    std::string modes = "naive,prefetch,multi-key,coro-nested,coro,hybrid";
+    std::string isolation = "si";
+    bool check = false;
+    std::uint64_t seed = 42;
+    bool quiet = false;
+  };
+  auto c = std::make_shared<tpcc_cli>();
+  auto* tpcc_cmd = bench_app.add_subcommand("tpcc", "TPC-C, TPC-CR or TPC-CH in every execution mode");
+  tpcc_cmd->add_option("--warehouses", c->warehouses, "warehouses (about 110 MB each)")->capture_default_str();
+  tpcc_cmd->add_option("--mix", c->mix, "tpcc | tpccr (read-only) | tpcch (with Q2*)")->capture_default_str();
+  tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")->capture_default_str();
+  tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str();
+  tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str();
+  tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
+  tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
+  tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn; the median is reported")
+      ->capture_default_str();
+  tpcc_cmd->add_option("--modes", c->modes, "naive,prefetch,multi-key,coro-nested,coro,hybrid")
+      ->capture_default_str();
+  tpcc_cmd->add_option("--isolation", c->isolation, "si | ssn")->capture_default_str();
+  tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
+  tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
+  tpcc_cmd->add_flag("--quiet", c->quiet, "no progress on stderr");
+  commands.add(tpcc_cmd, [c] {
+    bench::tpcc_options o;
+    o.warehouses = c->warehouses;
+    o.mix = tpcc::parse_mix(c->mix);
+    o.suppliers = c->suppliers;
+    o.threads = parse_sizes(c->threads);
+    o.batches = parse_sizes(c->batches);
+    o.pipeline = c->pipeline;
+    o.seconds = c->seconds;
+    o.repeat = c->repeat;
+    o.modes.clear();
+    for (const auto& m : split(c->modes)) o.modes.push_back(tpcc::parse_mode(m));
+    o.isolation = c->isolation;
+    o.check = c->check;
+    o.seed = c->seed;
+    o.verbose = !c->quiet;
+    bench::validate(o);
+    require_memory(bench::estimated_bytes(o), "this benchmark");
+    bench::run_tpcc_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
     return 0;
   });
 }

@@ -253,13 +253,6 @@ void run_mode(const context& c, worker& w, ycsb_mode mode, std::size_t batch, st
   }
 }
 
-double percentile(std::vector<float>& v, double p) {
-  if (v.empty()) return 0;
-  const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
 void load(const ycsb_options& o, txn::engine& db, txn::table& table) {
   constexpr std::size_t per_txn = 10'000;
   for (std::size_t first = 0; first < o.records; first += per_txn) {

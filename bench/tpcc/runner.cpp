@@ -1,0 +1,111 @@
+#include "bench/tpcc/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+
+namespace weave::tpcc {
+
+mode parse_mode(const std::string& name) {
+  if (name == "naive") return mode::naive;
+  if (name == "prefetch") return mode::prefetch;
+  if (name == "multi-key") return mode::multi_key;
+  if (name == "coro-nested") return mode::coro_nested;
+  if (name == "coro") return mode::coro;
+  if (name == "hybrid") return mode::hybrid;
+  throw std::invalid_argument(
+      fmt::format("unknown mode '{}' (naive, prefetch, multi-key, coro-nested, coro or hybrid)", name));
+}
+
+const char* mode_name(mode m) {
+  switch (m) {
+    case mode::naive: return "naive";
+    case mode::prefetch: return "prefetch";
+    case mode::multi_key: return "multi-key";
+    case mode::coro_nested: return "coro-nested";
+    case mode::coro: return "coro";
+    case mode::hybrid: return "hybrid";
+  }
+  return "?";
+}
+
+bool interleaves(mode m) { return m == mode::coro_nested || m == mode::coro || m == mode::hybrid; }
+
+std::size_t tally::done() const {
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < kinds; ++k) n += commits[k] + rollbacks[k];
+  return n;
+}
+
+void tally::add(const tally& o) {
+  for (std::size_t k = 0; k < kinds; ++k) {
+    commits[k] += o.commits[k];
+    rollbacks[k] += o.rollbacks[k];
+    aborts[k] += o.aborts[k];
+  }
+  latency_us.insert(latency_us.end(), o.latency_us.begin(), o.latency_us.end());
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+template <bool Nested, bool MultiKey, class Scheduler>
+void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t count, const std::array<unsigned, kinds>& percent,
+              tally& out) {
+  // The kind and start of each transaction, by its index in the chunk.
+  thread_local std::vector<kind> kind_of;
+  thread_local std::vector<clock_type::time_point> started;
+  kind_of.resize(count);
+  started.resize(count);
+  scheduler.run(
+      count,
+      [&](auto policy, std::size_t i) {
+        kind_of[i] = draw(percent, ws.random);
+        started[i] = clock_type::now();
+        return run_one<decltype(policy), Nested, MultiKey>(ws, kind_of[i]);
+      },
+      [&](std::size_t i, outcome o) {
+        const auto k = static_cast<std::size_t>(kind_of[i]);
+        switch (o) {
+          case outcome::committed: ++out.commits[k]; break;
+          case outcome::rolled_back: ++out.rollbacks[k]; break;
+          case outcome::aborted: ++out.aborts[k]; break;
+        }
+        out.latency_us.push_back(
+            static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - started[i]).count()));
+      });
+}
+
+template <bool Nested, bool MultiKey>
+void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+                     const std::array<unsigned, kinds>& percent, tally& out) {
+  if (pipeline) {
+    run_with<Nested, MultiKey>(interleaved_scheduler{batch}, ws, count, percent, out);
+  } else {
+    run_with<Nested, MultiKey>(batched_scheduler{batch}, ws, count, percent, out);
+  }
+}
+
+}  // namespace
+
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+               const std::array<unsigned, kinds>& percent, tally& out) {
+  switch (m) {
+    case mode::naive: run_with<false, false>(sequential_scheduler{}, ws, count, percent, out); break;
+    case mode::prefetch:
+      run_with<false, false>(basic_sequential_scheduler<prefetch_policy>{}, ws, count, percent, out);
+      break;
+    case mode::multi_key: run_with<false, true>(sequential_scheduler{}, ws, count, percent, out); break;
+    case mode::coro_nested: run_interleaved<true, false>(ws, batch, pipeline, count, percent, out); break;
+    case mode::coro: run_interleaved<false, false>(ws, batch, pipeline, count, percent, out); break;
+    case mode::hybrid: run_interleaved<false, true>(ws, batch, pipeline, count, percent, out); break;
+  }
+}
+
+}  // namespace weave::tpcc

@@ -1,0 +1,41 @@
+#pragma once
+// Runs chunks of TPC-C transactions on one worker in an execution mode:
+//
+//   naive        one at a time, plain loads
+//   prefetch     one at a time, node lines prefetched, never suspending
+//   multi-key    one at a time; long lookup runs through multi_get
+//   coro-nested  B transactions interleaved, nested operations
+//   coro         B transactions interleaved, flat operations
+//   hybrid       coro, with multi_get for the long lookup runs
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bench/tpcc/mix.hpp"
+#include "bench/tpcc/transactions.hpp"
+
+namespace weave::tpcc {
+
+enum class mode { naive, prefetch, multi_key, coro_nested, coro, hybrid };
+
+mode parse_mode(const std::string& name);
+const char* mode_name(mode m);
+// Whether the mode interleaves transactions (and so has a batch size).
+bool interleaves(mode m);
+
+struct tally {
+  std::array<std::size_t, kinds> commits{}, rollbacks{}, aborts{};
+  std::vector<float> latency_us;
+  std::size_t done() const;  // committed or rolled back
+  void add(const tally& o);
+};
+
+// Runs `count` transactions drawn from `percent` on the calling thread.
+// With `pipeline`, a finished transaction's slot is refilled at once
+// instead of in strict batches.
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+               const std::array<unsigned, kinds>& percent, tally& out);
+
+}  // namespace weave::tpcc

@@ -1,0 +1,180 @@
+#include "bench/tpcc/tpcc_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/tpcc/check.hpp"
+#include "bench/tpcc/load.hpp"
+#include "bench/workload/median.hpp"
+#include "bench/workload/parallel.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+
+namespace weave::bench {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// Orders that runs may place: room is made for them at creation. A
+// generous bound on the rate (NewOrders per second per thread).
+constexpr double max_new_orders_per_second = 60'000;
+
+std::size_t configurations_seconds(const tpcc_options& o) {
+  double thread_seconds = 0;
+  for (std::size_t t : o.threads) {
+    for (tpcc::mode m : o.modes) {
+      thread_seconds += static_cast<double>(t * (tpcc::interleaves(m) ? o.batches.size() : 1));
+    }
+  }
+  return static_cast<std::size_t>(thread_seconds * o.seconds * static_cast<double>(o.repeat)) + 1;
+}
+
+std::size_t new_order_room(const tpcc_options& o) {
+  const double share = tpcc::mix_percentages(o.mix)[0] / 100.0;
+  return static_cast<std::size_t>(max_new_orders_per_second * share *
+                                  static_cast<double>(configurations_seconds(o))) +
+         10'000;
+}
+
+}  // namespace
+
+void validate(const tpcc_options& o) {
+  if (o.warehouses < 1 || o.warehouses > tpcc::max_warehouses) {
+    throw std::invalid_argument(fmt::format("--warehouses must be 1..{}", tpcc::max_warehouses));
+  }
+  if (o.suppliers < 1 || o.suppliers > 1900) throw std::invalid_argument("--suppliers must be 1..1900");
+  if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
+  for (std::size_t t : o.threads)
+    if (t < 1 || t > 64) throw std::invalid_argument(fmt::format("thread count {} is outside 1..64", t));
+  for (std::size_t b : o.batches)
+    if (b < 1 || b > 64) throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
+  if (!(o.seconds > 0) || o.seconds > 3600) throw std::invalid_argument("--seconds must be in (0, 3600]");
+  if (o.repeat < 1 || o.repeat > 100) throw std::invalid_argument("--repeat must be 1..100");
+  if (o.isolation != "si" && o.isolation != "ssn") {
+    throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
+  }
+}
+
+std::size_t estimated_bytes(const tpcc_options& o) { return tpcc::estimated_bytes(o.warehouses, new_order_room(o)); }
+
+std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
+                                                   const std::function<void(const nlohmann::ordered_json&)>& each) {
+  validate(o);
+  txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
+  const tpcc::tables tables = tpcc::tables::create(db, o.warehouses, new_order_room(o));
+  const std::size_t most_threads = *std::max_element(o.threads.begin(), o.threads.end());
+  const auto load_start = clock_type::now();
+  tpcc::load(db, tables, o.warehouses, o.seed, most_threads, [&](std::uint32_t loaded) {
+    if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: %u", o.warehouses, loaded);
+  });
+  if (o.verbose) {
+    std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses,
+                 std::chrono::duration<double>(clock_type::now() - load_start).count());
+  }
+  std::vector<txn::participant*> members;
+  for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
+  tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
+  const auto percent = tpcc::mix_percentages(o.mix);
+
+  struct config {
+    std::size_t threads, batch;
+    tpcc::mode mode;
+    std::vector<double> txn_per_s;
+    tpcc::tally total;
+  };
+  std::vector<config> configs;
+  for (std::size_t threads : o.threads) {
+    for (std::size_t batch : o.batches) {
+      for (tpcc::mode m : o.modes) {
+        if (!tpcc::interleaves(m) && batch != o.batches.front()) continue;  // no batch to vary
+        configs.push_back(config{threads, batch, m, {}, {}});
+      }
+    }
+  }
+  // Configurations take turns, repeat after repeat; the median is reported.
+  for (std::size_t r = 0; r < o.repeat; ++r) {
+    for (config& cfg : configs) {
+      if (o.verbose) {
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, batch %zu ...        ", r + 1, o.repeat,
+                     tpcc::mode_name(cfg.mode), cfg.threads, cfg.batch);
+      }
+      std::vector<tpcc::tally> tallies(cfg.threads);
+      std::vector<double> elapsed(cfg.threads);
+      std::atomic<bool> go{false};
+      std::vector<std::thread> pool;
+      const auto run_for = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
+      for (std::size_t t = 0; t < cfg.threads; ++t) {
+        pool.emplace_back([&, t] {
+          pin_to_cpu(t);
+          tpcc::worker_state ws(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
+          while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+          const auto start = clock_type::now();
+          while (clock_type::now() - start < run_for) {
+            const txn::epoch_guard epoch = db.enter(*members[t]);
+            tpcc::run_chunk(cfg.mode, ws, cfg.batch, o.pipeline, 16 * cfg.batch, percent, tallies[t]);
+          }
+          elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
+        });
+      }
+      go.store(true, std::memory_order_release);
+      for (auto& th : pool) th.join();
+      double txn_per_s = 0;
+      for (std::size_t t = 0; t < cfg.threads; ++t) {
+        txn_per_s += static_cast<double>(tallies[t].done()) / elapsed[t];
+        cfg.total.add(tallies[t]);
+      }
+      cfg.txn_per_s.push_back(txn_per_s);
+    }
+  }
+  if (o.verbose) std::fprintf(stderr, "\r%70s\r", "");
+
+  std::vector<std::string> failures;
+  if (o.check) failures = tpcc::check_consistency(db, tables, o.warehouses);
+
+  std::vector<nlohmann::ordered_json> rows;
+  for (config& cfg : configs) {
+    nlohmann::ordered_json j;
+    j["bench"] = "tpcc";
+    j["warehouses"] = o.warehouses;
+    j["mix"] = tpcc::mix_name(o.mix);
+    if (o.mix == tpcc::mix::tpcch) j["suppliers"] = o.suppliers;
+    j["threads"] = cfg.threads;
+    j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
+    j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
+    j["isolation"] = o.isolation;
+    j["mode"] = tpcc::mode_name(cfg.mode);
+    j["seconds"] = o.seconds;
+    j["repeat"] = o.repeat;
+    j["txn_per_s"] = median(cfg.txn_per_s);
+    std::size_t commits = 0, aborts = 0;
+    for (std::size_t k = 0; k < tpcc::kinds; ++k) {
+      if (percent[k] == 0) continue;
+      commits += cfg.total.commits[k] + cfg.total.rollbacks[k];
+      aborts += cfg.total.aborts[k];
+      j[tpcc::kind_name(tpcc::kind(k))] = {{"commits", cfg.total.commits[k]},
+                                           {"rollbacks", cfg.total.rollbacks[k]},
+                                           {"aborts", cfg.total.aborts[k]}};
+    }
+    j["commits"] = commits;
+    j["aborts"] = aborts;
+    j["p50_us"] = percentile(cfg.total.latency_us, 0.50);
+    j["p99_us"] = percentile(cfg.total.latency_us, 0.99);
+    if (o.check) j["consistent"] = failures.empty();
+    if (each) each(j);
+    rows.push_back(std::move(j));
+  }
+  if (!failures.empty()) {
+    std::string all;
+    for (const auto& f : failures) all += "\n  " + f;
+    throw std::runtime_error("consistency checks failed:" + all);
+  }
+  return rows;
+}
+
+}  // namespace weave::bench

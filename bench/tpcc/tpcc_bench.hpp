@@ -1,0 +1,42 @@
+#pragma once
+// `weave bench tpcc`: TPC-C, TPC-CR or TPC-CH on the engine, one JSON line
+// per (threads, batch, mode), all on the same loaded database; the
+// consistency conditions are checked after the runs when asked.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/tpcc/runner.hpp"
+
+namespace weave::bench {
+
+struct tpcc_options {
+  std::uint32_t warehouses = 4;
+  tpcc::mix mix = tpcc::mix::tpcc;
+  std::uint32_t suppliers = 100;  // per Q2*
+  std::vector<std::size_t> threads{1};
+  std::vector<std::size_t> batches{8};
+  bool pipeline = false;
+  double seconds = 2;
+  std::size_t repeat = 3;
+  std::vector<tpcc::mode> modes{tpcc::mode::naive,       tpcc::mode::prefetch, tpcc::mode::multi_key,
+                                tpcc::mode::coro_nested, tpcc::mode::coro,     tpcc::mode::hybrid};
+  std::string isolation = "si";
+  bool check = false;
+  std::uint64_t seed = 42;
+  bool verbose = true;
+};
+
+void validate(const tpcc_options& o);
+std::size_t estimated_bytes(const tpcc_options& o);
+// Loads, runs every configuration, checks if asked; returns one JSON object
+// per configuration. Throws std::runtime_error if a check fails.
+std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
+                                                   const std::function<void(const nlohmann::ordered_json&)>& each = {});
+
+}  // namespace weave::bench

@@ -1,0 +1,115 @@
+// TPC-C on the engine: the population meets the consistency conditions,
+// every execution mode keeps them through concurrent mixes on two threads,
+// and the checks do catch a broken database.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bench/tpcc/check.hpp"
+#include "bench/tpcc/load.hpp"
+#include "bench/tpcc/runner.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/sync_wait.hpp"
+
+namespace weave::tpcc {
+namespace {
+
+class tpcc : public ::testing::Test {
+ protected:
+  static constexpr std::uint32_t warehouses = 2;
+  // Loaded once for the suite: loading takes a while under the sanitizers.
+  static void SetUpTestSuite() {
+    db_ = std::make_unique<txn::engine>();
+    tables_ = std::make_unique<tables>(tables::create(*db_, warehouses, 100'000));
+    load(*db_, *tables_, warehouses, 7, 2);
+  }
+  static void TearDownTestSuite() {
+    tables_.reset();
+    db_.reset();
+  }
+  static inline std::unique_ptr<txn::engine> db_;
+  static inline std::unique_ptr<tables> tables_;
+};
+
+std::string describe(const std::vector<std::string>& failures) {
+  std::string s;
+  for (const auto& f : failures) s += f + "\n";
+  return s;
+}
+
+TEST_F(tpcc, loads_a_consistent_database) {
+  const tables& t = *tables_;
+  EXPECT_EQ(t.item.records(), items);
+  EXPECT_EQ(t.stock.records(), warehouses * items);
+  EXPECT_EQ(t.customer.records(), warehouses * districts_per_warehouse * customers_per_district);
+  EXPECT_EQ(t.new_order.records(), warehouses * districts_per_warehouse * (initial_orders_per_district - first_new_order + 1));
+  const auto failures = check_consistency(*db_, t, warehouses);
+  EXPECT_TRUE(failures.empty()) << describe(failures);
+
+  // Customers 1..1000 of each district have the thousand last names in turn.
+  txn::transaction tx = db_->begin();
+  std::vector<std::pair<std::string, std::string_view>> found;
+  sync_wait(tx.scan<sequential_policy>(t.customer_name, customer_name_key(2, 3, random_source::last_name(417), "", 0),
+                                       1, found));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].first.compare(0, customer_name_prefix,
+                                   customer_name_key(2, 3, random_source::last_name(417), "", 0), 0,
+                                   customer_name_prefix),
+            0);
+  tx.commit();
+}
+
+TEST_F(tpcc, every_mode_keeps_the_database_consistent) {
+  for (const mode m : {mode::naive, mode::prefetch, mode::multi_key, mode::coro_nested, mode::coro, mode::hybrid}) {
+    for (const mix x : {mix::tpcc, mix::tpcch, mix::tpccr}) {
+      shared_state shared(*db_, *tables_, warehouses, 20);
+      std::vector<tally> tallies(2);
+      std::vector<std::thread> workers;
+      for (std::uint32_t w = 0; w < 2; ++w) {
+        workers.emplace_back([&, w] {
+          txn::participant& me = db_->join();
+          worker_state ws(shared, w + 1, 100 * static_cast<std::uint64_t>(m) + 10 * static_cast<std::uint64_t>(x) + w);
+          for (int chunk = 0; chunk < 4; ++chunk) {
+            const txn::epoch_guard epoch = db_->enter(me);
+            run_chunk(m, ws, 4, chunk % 2 == 1, 60, mix_percentages(x), tallies[w]);
+          }
+        });
+      }
+      for (auto& th : workers) th.join();
+      tallies[0].add(tallies[1]);
+      const auto percent = mix_percentages(x);
+      for (std::size_t k = 0; k < kinds; ++k) {
+        if (percent[k] >= 10) {
+          EXPECT_GT(tallies[0].commits[k], 0u) << mode_name(m) << " " << mix_name(x) << " " << kind_name(kind(k));
+        }
+      }
+      const auto failures = check_consistency(*db_, *tables_, warehouses);
+      ASSERT_TRUE(failures.empty()) << mode_name(m) << " " << mix_name(x) << "\n" << describe(failures);
+    }
+  }
+}
+
+TEST_F(tpcc, the_checks_catch_a_broken_district) {
+  const auto change_ytd = [&](std::int64_t by) {
+    txn::transaction t = db_->begin();
+    const auto v = sync_wait(t.get<sequential_policy>(tables_->district, district_key(1, 4)));
+    ASSERT_TRUE(v);
+    district_row d = row_of<district_row>(*v);
+    d.ytd += by;
+    ASSERT_EQ(sync_wait(t.put<sequential_policy>(tables_->district, district_key(1, 4), as_value(d))),
+              txn::status::ok);
+    ASSERT_TRUE(t.commit());
+  };
+  change_ytd(1);
+  const auto failures = check_consistency(*db_, *tables_, warehouses);
+  ASSERT_EQ(failures.size(), 1u) << describe(failures);
+  EXPECT_NE(failures[0].find("check 1: warehouse 1"), std::string::npos) << failures[0];
+  change_ytd(-1);
+  EXPECT_TRUE(check_consistency(*db_, *tables_, warehouses).empty());
+}
+
+}  // namespace
+}  // namespace weave::tpcc
