@@ -57,6 +57,13 @@ expect_usage_error bench ycsb --records 0
 expect_usage_error bench ycsb --records 100G
 expect_usage_error bench ycsb --theta 1.5
 expect_usage_error bench ycsb --repeat 0
+expect_usage_error bench tpcc --warehouses 0
+expect_usage_error bench tpcc --warehouses 5000
+expect_usage_error bench tpcc --mix tpce
+expect_usage_error bench tpcc --modes coro,turbo
+expect_usage_error bench tpcc --suppliers 5000
+expect_usage_error bench tpcc --isolation rc
+expect_usage_error bench tpcc --warehouses 1000
 # A CSV file with a bad line: the error names the line and the column.
 csv=$(mktemp)
 printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"
