@@ -432,6 +432,12 @@ class transaction {
       return nullptr;
     }
     const version* found() const noexcept { return v_; }
+    // The bytes to prefetch at what step() returned: the slot, or a version
+    // with a value of the table's usual size (all of a wide row's lines at
+    // once, not one miss after another as it is copied).
+    std::size_t bytes() const noexcept {
+      return at_ == at::slot ? sizeof(version*) : sizeof(version) + t_->usual_value_bytes();
+    }
 
    private:
     enum class at { start, slot, chain };
@@ -448,7 +454,7 @@ class transaction {
     while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
     if (!d.value()) co_return std::nullopt;
     chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     co_return value_of(c.found());
   }
 
@@ -466,7 +472,7 @@ class transaction {
     while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
     if (!d.value()) co_return status::not_found;
     chain_cursor c(t, *d.value());
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     if (!value_of(c.found())) co_return status::not_found;
     co_return install_now(t, *d.value(), value, false);
   }
@@ -476,6 +482,7 @@ class transaction {
     if (state_ != state::active) co_return status::conflict;
     const oid_t fresh = t.allocate_oid();
     version* v = version::make(pending | id_, nullptr, value, false);
+    t.note_value_bytes(value.size());
     t.head(fresh).store(v, std::memory_order_release);
     const std::optional<std::uint64_t> existing = index.insert_if_absent(key, fresh);
     if (!existing) {
@@ -505,7 +512,7 @@ class transaction {
         // The chain walk inlined: a long scan of cached records then needs
         // no transfer per record.
         chain_cursor c(t, oid);
-        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
         if (const auto v = value_of(c.found())) {
           out.emplace_back(Traits::to_scan(key), *v);
           ++taken;
@@ -521,7 +528,7 @@ class transaction {
   template <execution_policy Policy>
   task<const version*> visible(const table& t, oid_t oid) {
     chain_cursor c(t, oid);
-    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, sizeof(version), !t.cached());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     co_return c.found();
   }
 
@@ -550,6 +557,7 @@ class transaction {
       return status::conflict;
     }
     version* v = version::make(pending | id_, head, value, tombstone);
+    t.note_value_bytes(value.size());
     if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
       version::destroy(v);  // never published
       state_ = state::failed;

@@ -7,6 +7,7 @@
 // A table's keys are 8-byte unsigned integers or byte strings of up to 47
 // bytes, chosen when it is created.
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,13 @@ class table {
   // reading them is not worth a suspension (about 64 bytes a record).
   bool cached() const noexcept { return machine::fits_in_cache(records() * 64); }
   key_kind keys() const noexcept { return keys_; }
+  // The size of the values last written, as a guess for prefetching. Only
+  // a change is stored, so writers of same-sized rows share the line.
+  std::size_t usual_value_bytes() const noexcept { return usual_value_bytes_.load(std::memory_order_relaxed); }
+  void note_value_bytes(std::size_t bytes) noexcept {
+    const auto b = static_cast<std::uint32_t>(std::min<std::size_t>(bytes, 4096));
+    if (usual_value_bytes_.load(std::memory_order_relaxed) != b) usual_value_bytes_.store(b, std::memory_order_relaxed);
+  }
   olc_btree& index() noexcept { return index_; }
   const olc_btree& index() const noexcept { return index_; }
   olc_string_btree& string_index() noexcept { return string_index_; }
@@ -97,6 +105,7 @@ class table {
   key_kind keys_;
   mutable huge_buffer<version*> heads_;  // zero-filled: no version yet
   std::atomic<oid_t> next_oid_{0};
+  std::atomic<std::uint32_t> usual_value_bytes_{0};
   olc_btree index_;
   olc_string_btree string_index_;  // one of the two stays empty
   std::mutex retired_mutex_;
