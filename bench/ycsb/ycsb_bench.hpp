@@ -9,6 +9,9 @@
 //   coro-nested  transactions interleaved by a scheduler (batches of B),
 //                operations as nested tasks (index lookup, then chain walk)
 //   coro         the same with flat single-level operations
+//
+// While the table and its index stay cached nothing would suspend, and the
+// interleaved modes run their transactions in order instead.
 
 #include <nlohmann/json.hpp>
 

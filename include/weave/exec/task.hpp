@@ -18,6 +18,23 @@
 #include "weave/assert.hpp"
 #include "weave/exec/frame_pool.hpp"
 
+// Symmetric transfer is a tail call in optimized builds. Under AddressSanitizer
+// and ThreadSanitizer the compilers do not make it one, and a coroutine that
+// awaits many tasks that finish without suspending (a long transaction over
+// cached data) would grow the stack by frames at every await until it
+// overflows. There, an awaited task is run by a plain call instead, and one
+// that finishes inline returns to that call rather than transferring.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WEAVE_BOUNDED_TRANSFER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WEAVE_BOUNDED_TRANSFER 1
+#endif
+#endif
+#ifndef WEAVE_BOUNDED_TRANSFER
+#define WEAVE_BOUNDED_TRANSFER 0
+#endif
+
 namespace weave {
 
 template <class T = void>
@@ -38,6 +55,12 @@ class promise_base {
     bool await_ready() const noexcept { return false; }
     template <class Promise>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) const noexcept {
+#if WEAVE_BOUNDED_TRANSFER
+      if (bool* finished = self.promise().finished_inline_) {  // the awaiter called us: return to it
+        *finished = true;
+        return std::noop_coroutine();
+      }
+#endif
       // A root task has no awaiter: returning to the scheduler that resumed it.
       std::coroutine_handle<> next = self.promise().continuation_;
       return next ? next : std::noop_coroutine();
@@ -49,6 +72,10 @@ class promise_base {
   void unhandled_exception() noexcept { exception_ = std::current_exception(); }
 
   void set_continuation(std::coroutine_handle<> c) noexcept { continuation_ = c; }
+#if WEAVE_BOUNDED_TRANSFER
+  // Set while the awaiter runs this task by a call (see the top of the file).
+  bool* finished_inline_ = nullptr;
+#endif
 
  protected:
   void rethrow_if_failed() const {
@@ -158,11 +185,25 @@ class [[nodiscard]] task {
   struct awaiter {
     handle_type callee;
     bool await_ready() const noexcept { return false; }
+#if WEAVE_BOUNDED_TRANSFER
+    bool await_suspend(std::coroutine_handle<> caller) const noexcept {
+      WEAVE_ASSERT(callee && !callee.done());
+      callee.promise().set_continuation(caller);
+      bool finished = false;
+      callee.promise().finished_inline_ = &finished;
+      callee.resume();
+      if (finished) return false;  // go on in the caller, on this stack frame
+      // It suspended to the scheduler; when it finishes it transfers back.
+      callee.promise().finished_inline_ = nullptr;
+      return true;
+    }
+#else
     std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) const noexcept {
       WEAVE_ASSERT(callee && !callee.done());
       callee.promise().set_continuation(caller);
       return callee;
     }
+#endif
     decltype(auto) await_resume() const {
       if constexpr (Move && !std::is_void_v<T> && !std::is_reference_v<T>) {
         return std::move(callee.promise()).result();

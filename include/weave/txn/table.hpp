@@ -49,6 +49,11 @@ class table {
   // Whether the records' slots and newest versions likely stay cached, so
   // reading them is not worth a suspension (about 64 bytes a record).
   bool cached() const noexcept { return machine::fits_in_cache(records() * 64); }
+  // Whether the records and the index all stay cached: then no operation on
+  // the table suspends, and interleaving transactions over it only costs.
+  bool resident() const noexcept {
+    return cached() && index_.hot_levels() == ~0u && string_index_.hot_levels() == ~0u;
+  }
   key_kind keys() const noexcept { return keys_; }
   // The size of the values last written, as a guess for prefetching. Only
   // a change is stored, so writers of same-sized rows share the line.
