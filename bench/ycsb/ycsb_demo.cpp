@@ -34,13 +34,15 @@ void run_txn_demo(const demo_options& options) {
   t.repeat = 1;
   t.modes = {tpcc::mode::prefetch, tpcc::mode::coro, tpcc::mode::hybrid};
   t.check = true;
-  fmt::print("\nTPC-C, {} warehouses, standard mix, one worker:", t.warehouses);
+  fmt::print("\nTPC-C, {} warehouse{}, standard mix, one worker:", t.warehouses, t.warehouses == 1 ? "" : "s");
   double prefetch = 0;
+  const char* separator = " ";
   run_tpcc_bench(t, [&](const nlohmann::ordered_json& j) {
     const double tps = j["txn_per_s"];
     if (j["mode"] == "prefetch") prefetch = tps;
-    fmt::print(" {} {:.0f} txn/s{}", std::string(j["mode"]), tps,
+    fmt::print("{}{} {:.0f} txn/s{}", separator, std::string(j["mode"]), tps,
                prefetch > 0 && j["mode"] != "prefetch" ? fmt::format(" ({:.2f}x)", tps / prefetch) : "");
+    separator = ", ";
   });
   fmt::print("; consistency checks pass\n");
 }
