@@ -3,17 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
-#include <thread>
 
 #include "bench/tpcc/check.hpp"
 #include "bench/tpcc/load.hpp"
 #include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
-#include "weave/exec/interleaved_scheduler.hpp"
 
 namespace weave::bench {
 
@@ -105,25 +102,14 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                      tpcc::mode_name(cfg.mode), cfg.threads, cfg.batch);
       }
       std::vector<tpcc::tally> tallies(cfg.threads);
-      std::vector<double> elapsed(cfg.threads);
-      std::atomic<bool> go{false};
-      std::vector<std::thread> pool;
-      const auto run_for = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
+      std::vector<tpcc::worker_state> workers;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
-        pool.emplace_back([&, t] {
-          pin_to_cpu(t);
-          tpcc::worker_state ws(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
-          while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-          const auto start = clock_type::now();
-          while (clock_type::now() - start < run_for) {
-            const txn::epoch_guard epoch = db.enter(*members[t]);
-            tpcc::run_chunk(cfg.mode, ws, cfg.batch, o.pipeline, 16 * cfg.batch, percent, tallies[t]);
-          }
-          elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
-        });
+        workers.emplace_back(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
       }
-      go.store(true, std::memory_order_release);
-      for (auto& th : pool) th.join();
+      const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
+        const txn::epoch_guard epoch = db.enter(*members[t]);
+        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, 16 * cfg.batch, percent, tallies[t]);
+      });
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         txn_per_s += static_cast<double>(tallies[t].done()) / elapsed[t];

@@ -54,8 +54,8 @@ struct shared_state {
   std::vector<std::atomic<std::uint32_t>> undelivered;
 };
 
-// One worker's private state.
-struct worker_state {
+// One worker's private state, on cache lines of its own.
+struct alignas(64) worker_state {
   worker_state(shared_state& s, std::uint32_t id, std::uint64_t seed)
       : shared(&s), worker(id), history_id(next_history_id()), random(seed) {}
   shared_state* shared;
@@ -65,7 +65,9 @@ struct worker_state {
   std::uint32_t history_id;
   random_source random;
   std::uint64_t history_sequence = 0;
-  std::uint64_t checksum = 0;  // of what read-only transactions saw
+  // What the read-only transactions found (what a terminal would show):
+  // results are consumed, as a real client would.
+  std::uint64_t checksum = 0;
 
  private:
   static std::uint32_t next_history_id() {

@@ -1,7 +1,6 @@
 #pragma once
-// Runs `count` requests split evenly over `threads` pinned threads that start
-// together, and returns the wall-clock time from the common start to the
-// last thread's finish.
+// Runs work on pinned threads that start together: `count` requests split
+// evenly (run_threads), or chunks repeated for a time (run_threads_for).
 
 #include <pthread.h>
 #include <sched.h>
@@ -44,6 +43,29 @@ double run_threads(std::size_t threads, std::size_t count, Work&& work) {
   auto last = start;
   for (const auto& f : finished) last = std::max(last, f);
   return std::chrono::duration<double, std::nano>(last - start).count();
+}
+
+// Each of `threads` pinned threads, started together, calls chunk(t) until
+// `seconds` have passed since its start; returns the seconds each ran.
+template <class Chunk>  // Chunk: void(std::size_t thread)
+std::vector<double> run_threads_for(std::size_t threads, double seconds, Chunk&& chunk) {
+  using clock = std::chrono::steady_clock;
+  const auto run_for = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+  std::atomic<bool> go{false};
+  std::vector<double> elapsed(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      pin_to_cpu(t);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      const auto start = clock::now();
+      while (clock::now() - start < run_for) chunk(t);
+      elapsed[t] = std::chrono::duration<double>(clock::now() - start).count();
+    });
+  }
+  go.store(true, std::memory_order_release);
+  for (auto& th : pool) th.join();
+  return elapsed;
 }
 
 }  // namespace weave::bench

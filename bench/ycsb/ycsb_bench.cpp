@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <span>
-#include <thread>
 
 #include "bench/workload/key_chooser.hpp"
 #include "bench/workload/median.hpp"
@@ -324,29 +322,15 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
         for (auto& k : workers[t].keys) k = chooser.next();
       }
-      std::atomic<bool> go{false};
-      std::vector<std::thread> pool;
-      std::vector<double> elapsed(cfg.threads);
-      const auto run_for = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
-      for (std::size_t t = 0; t < cfg.threads; ++t) {
-        pool.emplace_back([&, t] {
-          pin_to_cpu(t);
-          while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-          const auto start = clock_type::now();
-          while (clock_type::now() - start < run_for) {
-            // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
-            const txn::epoch_guard epoch = db.enter(*members[t]);
-            if (o.key_bytes == 8) {
-              run_mode<false>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
-            } else {
-              run_mode<true>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
-            }
-          }
-          elapsed[t] = std::chrono::duration<double>(clock_type::now() - start).count();
-        });
-      }
-      go.store(true, std::memory_order_release);
-      for (auto& th : pool) th.join();
+      const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
+        // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
+        const txn::epoch_guard epoch = db.enter(*members[t]);
+        if (o.key_bytes == 8) {
+          run_mode<false>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+        } else {
+          run_mode<true>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+        }
+      });
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         cfg.commits += workers[t].commits;

@@ -356,8 +356,8 @@ class transaction {
   };
 
   // The committed version a write replaced, or null for a new record.
-  static version* overwritten(const write_entry& w) noexcept {
-    version* o = w.v->older.load(std::memory_order_acquire);
+  static const version* overwritten(const write_entry& w) noexcept {
+    const version* o = w.v->older.load(std::memory_order_acquire);
     while (o != nullptr && (o->stamp.load(std::memory_order_acquire) & pending)) {
       o = o->older.load(std::memory_order_acquire);  // an earlier write of ours to the record
     }
@@ -379,13 +379,10 @@ class transaction {
     }
     if (successor <= predecessor) return false;
     for (const version* r : reads_) {
-      // The version is not ours to change but for these stamps, which only
-      // commits (under the lock) touch.
-      auto* rw = const_cast<version*>(r);
-      rw->pstamp.store(std::max(r->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
+      r->pstamp.store(std::max(r->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
     }
     for (const write_entry& w : writes_) {
-      if (version* o = overwritten(w)) o->sstamp.store(successor, std::memory_order_relaxed);
+      if (const version* o = overwritten(w)) o->sstamp.store(successor, std::memory_order_relaxed);
       w.v->pstamp.store(ts, std::memory_order_relaxed);
     }
     return true;
@@ -506,7 +503,8 @@ class transaction {
     bool after = false;
     while (taken < limit) {
       entries.clear();
-      co_await weave::scan<Policy>(index, from, limit - taken, entries, after);
+      const std::size_t asked = limit - taken;
+      co_await weave::scan<Policy>(index, from, asked, entries, after);
       if (entries.empty()) break;
       for (const auto& [key, oid] : entries) {
         // The chain walk inlined: a long scan of cached records then needs
@@ -518,6 +516,7 @@ class transaction {
           ++taken;
         }
       }
+      if (entries.size() < asked) break;  // the index has no more
       // Some were deleted in this snapshot: go on after the last one.
       from = entries.back().first;
       after = true;

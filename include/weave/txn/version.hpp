@@ -31,8 +31,9 @@ struct version {
   // The next older version; set at install, cut (to null) only when the
   // versions behind are invisible to every running transaction.
   std::atomic<version*> older;
-  std::atomic<std::uint64_t> pstamp;
-  std::atomic<std::uint64_t> sstamp;
+  // Mutable: committers update them on versions they only read.
+  mutable std::atomic<std::uint64_t> pstamp;
+  mutable std::atomic<std::uint64_t> sstamp;
   std::uint32_t size;
   bool tombstone;
 
