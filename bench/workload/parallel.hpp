@@ -2,9 +2,6 @@
 // Runs work on pinned threads that start together: `count` requests split
 // evenly (run_threads), or chunks repeated for a time (run_threads_for).
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,16 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "weave/memory/machine.hpp"
+
 namespace weave::bench {
 
-// Pins the calling thread to one CPU, the t-th modulo their number.
-inline void pin_to_cpu(std::size_t t) {
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<int>(t % cpus), &set);
-  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
+inline void pin_to_cpu(std::size_t t) { machine::pin_thread(t); }
 
 template <class Work>  // Work: void(std::size_t thread, std::size_t first, std::size_t last)
 double run_threads(std::size_t threads, std::size_t count, Work&& work) {

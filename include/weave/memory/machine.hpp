@@ -26,6 +26,9 @@ inline std::size_t llc_bytes() noexcept {
   return bytes;
 }
 
+// Pins the calling thread to one CPU: the `index`-th, modulo their number.
+void pin_thread(std::size_t index) noexcept;
+
 // Memory the kernel says can still be given to a process (MemAvailable).
 std::size_t available_bytes() noexcept;
 

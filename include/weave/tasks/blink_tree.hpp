@@ -1,0 +1,429 @@
+#pragma once
+// A Blink-tree whose operations are chains of one-node tasks.
+//
+// Every node knows its high key (the keys it may hold are below it) and its
+// right sibling, so a task that lands on a node that has split since its
+// parent was read just moves right: a split never has to be finished before
+// others may pass. An operation is a task on the root that spawns a task on
+// the next node, and so on down; no task holds anything across tasks and
+// the code takes no latch: each task is annotated with its node and its
+// intent, and the runtime synchronizes it as the node's annotation says.
+//
+// Lookups read every node. Inserts and updates read down to the branch
+// level (nodes whose children are leaves) and annotate the task on the leaf
+// as a writer: intent is known before the leaf is touched, so no task has
+// to be re-annotated and re-sent. A full leaf splits in its writer task:
+// the new right half is linked as the leaf's sibling at once (reachable
+// from then on) and a follow-up writer task adds its separator to the
+// parent, found through the path the descent recorded. A split of the root,
+// or of a node whose parent the path does not know, goes through a writer
+// task on the tree's anchor, which holds the root.
+//
+// Nodes are 1 KiB with 8-byte keys and values (61 per node); their fields
+// are atomics read and written relaxed, their order coming from the
+// runtime's synchronization (latches, the pool hand-off, or the version an
+// optimistic reader checks). Nodes are never freed while the tree lives.
+// Key 2^64-1 is reserved (the high key of the rightmost nodes).
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "weave/memory/chunk_arena.hpp"
+#include "weave/tasks/runtime.hpp"
+
+namespace weave::tasks {
+
+class blink_tree {
+ public:
+  static constexpr std::size_t node_bytes = 1024;
+  static constexpr unsigned capacity = 61;
+  static constexpr std::uint64_t no_key = std::numeric_limits<std::uint64_t>::max();
+  static constexpr std::uint16_t node_lines = node_bytes / 64;
+
+  struct alignas(64) node : data_object {
+    std::atomic<std::uint16_t> count{0};
+    std::uint8_t level = 0;  // 0: leaf; fixed for the node's life
+    std::atomic<std::uint64_t> high{no_key};
+    std::atomic<std::uint64_t> right{0};   // object_ref<node>, raw
+    std::atomic<std::uint64_t> keys[capacity];
+    std::atomic<std::uint64_t> slots[capacity + 1];  // values, or children (object_ref<node>, raw)
+
+    std::uint64_t key(unsigned i) const noexcept { return keys[i].load(std::memory_order_relaxed); }
+    std::uint64_t slot(unsigned i) const noexcept { return slots[i].load(std::memory_order_relaxed); }
+    // Clamped: an optimistic reader may see a count that is being changed.
+    unsigned size() const noexcept { return std::min<unsigned>(count.load(std::memory_order_relaxed), capacity); }
+    // Entries with keys below `key`.
+    unsigned lower_bound(std::uint64_t key) const noexcept {
+      unsigned lo = 0, hi = size();
+      while (lo < hi) {
+        const unsigned mid = (lo + hi) / 2;
+        if (this->key(mid) < key) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    // Keys at or below `key`: the child that covers it.
+    unsigned child_for(std::uint64_t key) const noexcept {
+      unsigned lo = 0, hi = size();
+      while (lo < hi) {
+        const unsigned mid = (lo + hi) / 2;
+        if (this->key(mid) <= key) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+  };
+  static_assert(sizeof(node) == node_bytes);
+
+  struct anchor_object : data_object {
+    std::atomic<std::uint64_t> root{0};  // object_ref<node>, raw
+  };
+
+  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic) : rt_(&rt), sync_(sync) {
+    anchor_.sync = sync;
+    anchor_.frequency = 0;
+    anchor_.owner = rt.place(0);
+    node* root = make_node(0, rt.place(1));
+    anchor_.root.store(object_ref<node>(root).raw(), std::memory_order_release);
+  }
+  blink_tree(const blink_tree&) = delete;
+  blink_tree& operator=(const blink_tree&) = delete;
+
+  sync_kind sync() const noexcept { return sync_; }
+
+  // The value under `key`; done(ctx, client, key, value, found).
+  void lookup(context& ctx, std::uint64_t key, context::completion done, void* client) {
+    begin(ctx, op_kind::lookup, key, 0, done, client);
+  }
+  // Inserts the pair, or overwrites the value if `key` is there (found).
+  void insert(context& ctx, std::uint64_t key, std::uint64_t value, context::completion done, void* client) {
+    begin(ctx, op_kind::insert, key, value, done, client);
+  }
+  // Overwrites the value of `key` if it is there (found); inserts nothing.
+  void update(context& ctx, std::uint64_t key, std::uint64_t value, context::completion done, void* client) {
+    begin(ctx, op_kind::update, key, value, done, client);
+  }
+
+  // --- While no task runs: checks, loading and reconfiguration. ---
+
+  std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
+    const node* n = root();
+    for (;;) {
+      while (key >= n->high.load(std::memory_order_relaxed)) n = object_ref<node>::from_raw(n->right.load()).get();
+      if (n->level == 0) break;
+      n = object_ref<node>::from_raw(n->slot(n->child_for(key))).get();
+    }
+    const unsigned pos = n->lower_bound(key);
+    if (pos < n->size() && n->key(pos) == key) return n->slot(pos);
+    return std::nullopt;
+  }
+
+  // Calls f(key, value) for every entry in key order.
+  template <class F>
+  void for_each(F&& f) const {
+    const node* n = root();
+    while (n->level > 0) n = object_ref<node>::from_raw(n->slot(0)).get();
+    for (; n != nullptr; n = object_ref<node>::from_raw(n->right.load()).get()) {
+      for (unsigned i = 0; i < n->size(); ++i) f(n->key(i), n->slot(i));
+    }
+  }
+
+  unsigned height() const noexcept { return root()->level + 1u; }
+  std::size_t nodes() const {
+    std::lock_guard<std::mutex> g(arena_mutex_);
+    return nodes_;
+  }
+  std::size_t bytes() const { return nodes() * node_bytes; }
+
+  // Every node's keys sorted and below its high key, the levels' sibling
+  // chains ordered and each parent's separators bounding its children.
+  // Returns a description of the first violation, or an empty string.
+  std::string check() const {
+    const node* first = root();
+    if (first->high.load() != no_key || first->right.load() != 0) return "the root has a sibling";
+    for (;;) {
+      std::uint64_t low = 0;
+      bool has_low = false;
+      for (const node* n = first; n != nullptr; n = object_ref<node>::from_raw(n->right.load()).get()) {
+        const unsigned size = n->count.load();
+        if (size > capacity) return "a node holds more than its capacity";
+        if (n->level != first->level) return "a sibling on another level";
+        const std::uint64_t high = n->high.load();
+        for (unsigned i = 0; i < size; ++i) {
+          const std::uint64_t k = n->key(i);
+          if ((i > 0 && k <= n->key(i - 1)) || (has_low && k < low) || k >= high) return "keys out of order";
+        }
+        if (n->right.load() == 0 && high != no_key) return "the last node of a level has a high key";
+        if (n->level > 0) {
+          for (unsigned i = 0; i <= size; ++i) {
+            const node* child = object_ref<node>::from_raw(n->slot(i)).get();
+            if (child->level + 1u != n->level) return "a child on the wrong level";
+            if (child->high.load() != (i < size ? n->key(i) : high)) return "a separator the child does not agree with";
+            if (i < size && object_ref<node>::from_raw(child->right.load()).get() !=
+                                object_ref<node>::from_raw(n->slot(i + 1)).get()) {
+              return "children not linked in order";
+            }
+          }
+        }
+        low = high;
+        has_low = true;
+      }
+      if (first->level == 0) return {};
+      first = object_ref<node>::from_raw(first->slot(0)).get();
+    }
+  }
+
+  // Re-annotates every node (and the anchor) with `sync`.
+  void set_sync(sync_kind sync) {
+    sync_ = sync;
+    anchor_.sync = sync;
+    anchor_.word.store(0);
+    for (const node* first = root(); first != nullptr;
+         first = first->level > 0 ? object_ref<node>::from_raw(first->slot(0)).get() : nullptr) {
+      for (node* n = const_cast<node*>(first); n != nullptr; n = object_ref<node>::from_raw(n->right.load()).get()) {
+        n->sync = sync;
+        n->word.store(0);
+      }
+    }
+  }
+
+ private:
+  enum class op_kind : std::uint8_t { lookup, insert, update, separator };
+
+  // An operation's state, carried from task to task.
+  struct op_state {
+    std::uint64_t key;
+    std::uint64_t value;  // separator: the new child (object_ref<node>, raw)
+    blink_tree* tree;
+    context::completion done;
+    void* client;
+    std::uint64_t path[5];  // the node read at levels 1..5, parents for splits below
+    op_kind kind;
+    std::uint8_t target;  // the level the operation writes at
+  };
+
+  node* root() const noexcept { return object_ref<node>::from_raw(anchor_.root.load(std::memory_order_acquire)).get(); }
+
+  node* make_node(unsigned level, std::uint16_t owner) {
+    void* p;
+    {
+      std::lock_guard<std::mutex> g(arena_mutex_);
+      p = nodes_arena_.allocate(node_bytes, 64);
+      ++nodes_;
+    }
+    node* n = new (p) node;
+    n->level = static_cast<std::uint8_t>(level);
+    n->owner = owner;
+    n->sync = sync_;
+    n->frequency = expected_frequency(level);
+    return n;
+  }
+
+  // Touches per operation of one node at `level`: 1 at the root, and a
+  // fanout's share less per level below.
+  float expected_frequency(unsigned level) const noexcept {
+    const std::uint64_t r = anchor_.root.load(std::memory_order_relaxed);
+    const unsigned top = r != 0 ? object_ref<node>::from_raw(r)->level : 0;
+    return level >= top ? 1.0f : std::pow(1.0f / 40, static_cast<float>(top - level));
+  }
+
+  void begin(context& ctx, op_kind kind, std::uint64_t key, std::uint64_t value, context::completion done,
+             void* client) {
+    if (key == no_key) throw std::invalid_argument("key 2^64-1 is reserved");
+    op_state op{};
+    op.key = key;
+    op.value = value;
+    op.tree = this;
+    op.done = done;
+    op.client = client;
+    op.kind = kind;
+    op.target = 0;
+    const auto r = object_ref<node>::from_raw(anchor_.root.load(std::memory_order_acquire));
+    send(ctx, op, r, kind != op_kind::lookup && r->level == 0 ? access::write : access::read);
+  }
+
+  void send(context& ctx, const op_state& op, object_ref<node> to, access mode) {
+    annotated_task* t = ctx.make();
+    t->run = &step;
+    t->annotate(to, mode, sync_, node_lines);
+    t->target = annotated_task::anywhere;
+    t->rank = priority::normal;
+    t->set_state(op);
+    ctx.spawn(t);
+  }
+
+  void send_to_anchor(context& ctx, const op_state& op) {
+    annotated_task* t = ctx.make();
+    t->run = &grow;
+    t->annotate(object_ref<anchor_object>(&anchor_, anchor_.owner), access::write, sync_, 1);
+    t->target = annotated_task::anywhere;
+    t->rank = priority::high;
+    t->set_state(op);
+    ctx.spawn(t);
+  }
+
+  static void step(const annotated_task& t, context& ctx) {
+    const op_state& op = t.state<op_state>();
+    blink_tree& tree = *op.tree;
+    node& n = *static_cast<node*>(t.object);
+    if (op.key >= n.high.load(std::memory_order_relaxed)) {  // split since: move right
+      tree.send(ctx, op, object_ref<node>::from_raw(n.right.load(std::memory_order_relaxed)), t.mode);
+      return;
+    }
+    if (t.mode == access::write) {
+      // The writer's task is the only one on the node: see runtime.hpp.
+      tree.write(ctx, op, n);
+      return;
+    }
+    if (n.level == 0) {  // a lookup's leaf
+      const unsigned pos = n.lower_bound(op.key);
+      const bool found = pos < n.size() && n.key(pos) == op.key;
+      if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, found ? n.slot(pos) : 0, found);
+      return;
+    }
+    op_state next = op;
+    if (n.level <= 5) next.path[n.level - 1] = object_ref<node>(&n, t.owner).raw();
+    const auto child = object_ref<node>::from_raw(n.slot(n.child_for(op.key)));
+    const bool writes = op.kind != op_kind::lookup && n.level - 1u == op.target;
+    tree.send(ctx, next, child, writes ? access::write : access::read);
+  }
+
+  void write(context& ctx, const op_state& op, node& n) {
+    if (n.level == 0) {
+      const unsigned size = n.size();
+      const unsigned pos = n.lower_bound(op.key);
+      if (pos < size && n.key(pos) == op.key) {
+        n.slots[pos].store(op.value, std::memory_order_relaxed);
+        if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, op.value, true);
+        return;
+      }
+      if (op.kind == op_kind::update) {
+        if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, 0, false);
+        return;
+      }
+      if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, op.value, false);
+    }
+    insert_here(ctx, op, n);
+  }
+
+  // Puts (op.key, op.value) into `n` at its level, splitting it when full.
+  void insert_here(context& ctx, const op_state& op, node& n) {
+    node* into = &n;
+    if (n.size() == capacity) {
+      const std::uint64_t separator = n.level == 0 ? split_leaf(ctx, n) : split_inner(ctx, n);
+      node* right = object_ref<node>::from_raw(n.right.load(std::memory_order_relaxed)).get();
+      if (op.key >= separator) into = right;
+      // The parent learns of the new node after this task: until then it is
+      // found through the sibling link.
+      op_state up = op;
+      up.kind = op_kind::separator;
+      up.key = separator;
+      up.value = n.right.load(std::memory_order_relaxed);
+      up.done = nullptr;
+      up.target = static_cast<std::uint8_t>(n.level + 1);
+      const std::uint64_t parent = n.level + 1u <= 5 ? op.path[n.level] : 0;
+      if (parent != 0) {
+        send(ctx, up, object_ref<node>::from_raw(parent), access::write);
+      } else {
+        send_to_anchor(ctx, up);
+      }
+    }
+    node& m = *into;
+    const unsigned size = m.size();
+    if (m.level == 0) {
+      const unsigned pos = m.lower_bound(op.key);
+      for (unsigned i = size; i > pos; --i) {
+        m.keys[i].store(m.key(i - 1), std::memory_order_relaxed);
+        m.slots[i].store(m.slot(i - 1), std::memory_order_relaxed);
+      }
+      m.keys[pos].store(op.key, std::memory_order_relaxed);
+      m.slots[pos].store(op.value, std::memory_order_relaxed);
+    } else {
+      const unsigned pos = m.child_for(op.key);
+      for (unsigned i = size; i > pos; --i) {
+        m.keys[i].store(m.key(i - 1), std::memory_order_relaxed);
+        m.slots[i + 1].store(m.slot(i), std::memory_order_relaxed);
+      }
+      m.keys[pos].store(op.key, std::memory_order_relaxed);
+      m.slots[pos + 1].store(op.value, std::memory_order_relaxed);
+    }
+    m.count.store(static_cast<std::uint16_t>(size + 1), std::memory_order_relaxed);
+  }
+
+  // Moves the upper half of a full leaf to a new right sibling; returns the
+  // separator (the sibling's first key, the leaf's new high key).
+  std::uint64_t split_leaf(context& ctx, node& n) {
+    node* r = make_node(0, ctx.place(expected_frequency(0)));
+    const unsigned keep = capacity / 2;
+    for (unsigned i = keep; i < capacity; ++i) {
+      r->keys[i - keep].store(n.key(i), std::memory_order_relaxed);
+      r->slots[i - keep].store(n.slot(i), std::memory_order_relaxed);
+    }
+    r->count.store(static_cast<std::uint16_t>(capacity - keep), std::memory_order_relaxed);
+    const std::uint64_t separator = n.key(keep);
+    link_right(n, *r, keep, separator);
+    return separator;
+  }
+
+  // Moves the keys above the middle one, and their children, to a new right
+  // sibling; the middle key goes up as the separator.
+  std::uint64_t split_inner(context& ctx, node& n) {
+    node* r = make_node(n.level, ctx.place(expected_frequency(n.level)));
+    const unsigned middle = capacity / 2;
+    for (unsigned i = middle + 1; i < capacity; ++i) r->keys[i - middle - 1].store(n.key(i), std::memory_order_relaxed);
+    for (unsigned i = middle + 1; i <= capacity; ++i) {
+      r->slots[i - middle - 1].store(n.slot(i), std::memory_order_relaxed);
+    }
+    r->count.store(static_cast<std::uint16_t>(capacity - middle - 1), std::memory_order_relaxed);
+    const std::uint64_t separator = n.key(middle);
+    link_right(n, *r, middle, separator);
+    return separator;
+  }
+
+  static void link_right(node& n, node& r, unsigned keep, std::uint64_t separator) {
+    r.high.store(n.high.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    r.right.store(n.right.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    n.count.store(static_cast<std::uint16_t>(keep), std::memory_order_relaxed);
+    n.high.store(separator, std::memory_order_relaxed);
+    n.right.store(object_ref<node>(&r).raw(), std::memory_order_release);
+  }
+
+  // On the anchor: a separator whose parent the path did not know. If the
+  // split node was at the root's level, a new root goes above it; otherwise
+  // the separator descends from the root to its level.
+  static void grow(const annotated_task& t, context& ctx) {
+    const op_state& op = t.state<op_state>();
+    blink_tree& tree = *op.tree;
+    const auto old_root = object_ref<node>::from_raw(tree.anchor_.root.load(std::memory_order_relaxed));
+    const unsigned root_level = old_root->level;
+    if (root_level + 1u == op.target) {
+      node* r = tree.make_node(op.target, ctx.place(1));
+      r->keys[0].store(op.key, std::memory_order_relaxed);
+      r->slots[0].store(old_root.raw(), std::memory_order_relaxed);
+      r->slots[1].store(op.value, std::memory_order_relaxed);
+      r->count.store(1, std::memory_order_relaxed);
+      tree.anchor_.root.store(object_ref<node>(r).raw(), std::memory_order_release);
+      return;
+    }
+    op_state down = op;
+    std::fill(std::begin(down.path), std::end(down.path), 0);
+    tree.send(ctx, down, old_root, root_level == op.target ? access::write : access::read);
+  }
+
+  runtime* rt_;
+  sync_kind sync_;
+  anchor_object anchor_;
+  mutable std::mutex arena_mutex_;
+  chunk_arena nodes_arena_{1 << 20, std::size_t{64} << 20};
+  std::size_t nodes_ = 0;
+};
+
+}  // namespace weave::tasks

@@ -1,0 +1,375 @@
+#pragma once
+// The task runtime: one pinned worker per core, each running the tasks of
+// its own pool to completion, one after another.
+//
+// Because a worker knows which tasks come next, it hides their misses for
+// them: before running the i-th task of its queue it prefetches the
+// descriptor of task i+d and the data object of task i+d-1, whose
+// descriptor it prefetched one task earlier (d is the prefetch distance;
+// 0 turns prefetching off). And because tasks say what they touch and how,
+// the worker applies each object's synchronization around the task, and
+// spawning routes a task to the pool its synchronization needs:
+//
+//   latch, rwlatch   anywhere (the spawner's pool, or the target worker)
+//   schedule         the object's owner, for readers and writers alike
+//   optimistic       writers to the owner; readers anywhere, re-run when the
+//                    object's version moved while they ran
+//
+// What a task spawns, and the completion it reports, are held back until it
+// has finished (and, for an optimistic reader, validated): a reader that
+// saw a torn object is run again with no trace of the failed run.
+//
+// Workers join an epoch every 64 tasks, so an object unlinked by a writer
+// (retire) is freed only once no optimistic reader can still be reading it.
+//
+// run() returns when the pools are empty and no task is running: every
+// spawn and every finished task is counted by the worker that did it, and
+// an idle worker compares the sums.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "weave/exec/load.hpp"
+#include "weave/memory/machine.hpp"
+#include "weave/tasks/annotated_task.hpp"
+#include "weave/tasks/task_allocator.hpp"
+#include "weave/tasks/task_pool.hpp"
+#include "weave/txn/epoch.hpp"
+
+namespace weave::tasks {
+
+class runtime;
+struct worker_state;
+
+// What a running task may do: make and spawn tasks, report its operation
+// complete, retire objects and place new ones.
+class context {
+ public:
+  // What an operation reports when it ends: its key, a value, and whether
+  // it found the key.
+  using completion = void (*)(context&, void* client, std::uint64_t key, std::uint64_t value, bool found);
+
+  std::uint16_t worker() const noexcept { return index_; }
+  std::uint16_t workers() const noexcept;
+
+  // A fresh descriptor, from this worker's free list.
+  annotated_task* make();
+  // Sends `t` to its pool once the running task has finished.
+  void spawn(annotated_task* t);
+  // Calls `fn` once the running task has finished (one per task).
+  void complete(completion fn, void* client, std::uint64_t key, std::uint64_t value, bool found) noexcept {
+    done_ = {fn, client, key, value, found};
+  }
+  // Frees `p` with `free` once no task that might still read it runs.
+  void retire(void* p, void (*free)(void*));
+  // The owner of a new object expected to be touched `frequency` times per
+  // operation: the worker with the least expected load so far.
+  std::uint16_t place(float frequency) noexcept;
+
+ private:
+  friend class runtime;
+  friend struct worker_state;
+  static constexpr std::size_t max_spawns = 4;
+  struct deferred {
+    completion fn = nullptr;
+    void* client = nullptr;
+    std::uint64_t key = 0, value = 0;
+    bool found = false;
+  };
+
+  context(runtime& rt, worker_state& w, std::uint16_t index) noexcept : rt_(&rt), w_(&w), index_(index) {}
+  void flush();
+  void discard();
+
+  runtime* rt_;
+  worker_state* w_;
+  std::uint16_t index_;
+  bool holding_ = false;  // inside a task: spawns wait for it to finish
+  std::size_t pending_count_ = 0;
+  annotated_task* pending_[max_spawns] = {};
+  deferred done_;
+};
+
+struct alignas(64) worker_state {
+  worker_state(runtime& rt, std::uint16_t index, task_depot& depot) : allocator(depot), ctx(rt, *this, index) {}
+
+  task_pool pool;
+  task_allocator allocator;
+  context ctx;
+  txn::participant* epoch = nullptr;
+  std::uint64_t reruns = 0;  // optimistic readers run again
+
+  // Counted by this worker only; read by idle workers to detect the end.
+  alignas(64) std::atomic<std::uint64_t> spawned{0};
+  std::atomic<std::uint64_t> finished{0};
+  alignas(64) std::atomic<std::uint64_t> expected_load{0};  // placement, in 1/2^20 touches
+};
+
+class runtime {
+ public:
+  struct options {
+    unsigned workers = 1;
+    unsigned prefetch_distance = 3;
+    bool pin = true;
+  };
+
+  explicit runtime(options o) : options_(o) {
+    if (o.workers == 0 || o.workers > 4096) throw std::invalid_argument("workers must be in 1..4096");
+    for (unsigned i = 0; i < o.workers; ++i) {
+      workers_.push_back(std::make_unique<worker_state>(*this, static_cast<std::uint16_t>(i), depot_));
+      workers_.back()->epoch = &epochs_.join();
+    }
+  }
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  unsigned workers() const noexcept { return options_.workers; }
+  unsigned prefetch_distance() const noexcept { return options_.prefetch_distance; }
+  void set_prefetch_distance(unsigned d) noexcept { options_.prefetch_distance = d; }
+
+  // Each worker calls start(context&) (to spawn the first tasks), then runs
+  // tasks until none is left anywhere. Exceptions from tasks are not caught:
+  // a task that throws ends the process.
+  template <class Start>
+  void run(Start&& start) {
+    std::atomic<unsigned> started{0};
+    done_.store(false, std::memory_order_relaxed);
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < options_.workers; ++i) {
+      threads.emplace_back([&, i] {
+        if (options_.pin) machine::pin_thread(i);
+        worker_state& w = *workers_[i];
+        start(w.ctx);
+        started.fetch_add(1, std::memory_order_acq_rel);
+        while (started.load(std::memory_order_acquire) < options_.workers) std::this_thread::yield();
+        work(w);
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+
+  // The owner of a new object expected to be touched `frequency` times per
+  // operation: the worker with the least expected load so far.
+  std::uint16_t place(float frequency) noexcept {
+    std::uint16_t best = 0;
+    std::uint64_t least = UINT64_MAX;
+    for (std::uint16_t i = 0; i < options_.workers; ++i) {
+      const std::uint64_t load = workers_[i]->expected_load.load(std::memory_order_relaxed);
+      if (load < least) {
+        least = load;
+        best = i;
+      }
+    }
+    workers_[best]->expected_load.fetch_add(static_cast<std::uint64_t>(frequency * 1048576.0f) + 1,
+                                            std::memory_order_relaxed);
+    return best;
+  }
+
+  // Optimistic readers run again since the runtime was made.
+  std::uint64_t reruns() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& w : workers_) n += w->reruns;
+    return n;
+  }
+  // Descriptors ever carved from memory: flat once the runtime is warm.
+  std::size_t descriptors() const { return depot_.carved(); }
+
+ private:
+  friend class context;
+  static constexpr std::size_t epoch_span = 64;  // tasks per epoch guard
+
+  void send(worker_state& from, annotated_task* t) {
+    std::uint16_t to = from.ctx.index_;
+    if (t->object != nullptr &&
+        (t->sync == sync_kind::schedule || (t->sync == sync_kind::optimistic && t->mode == access::write))) {
+      to = t->owner;
+    } else if (t->target != annotated_task::anywhere) {
+      to = t->target;
+    }
+    if (to >= options_.workers) to = static_cast<std::uint16_t>(to % options_.workers);
+    if (to == from.ctx.index_) {
+      from.pool.push(t);
+    } else {
+      workers_[to]->pool.push_remote(t);
+    }
+  }
+
+  void work(worker_state& w) {
+    std::size_t idle_spins = 0;
+    for (;;) {
+      if (!w.pool.inbox_empty()) w.pool.take_inbox();
+      if (w.pool.empty()) {
+        // Counting every spin would pull the busy workers' count lines over.
+        if ((++idle_spins & 31) == 0 && idle(w)) return;
+        if (done_.load(std::memory_order_acquire)) return;
+        cpu_relax();
+        continue;
+      }
+      const txn::epoch_guard guard(*w.epoch, [] { return txn::participant::no_floor; });
+      for (std::size_t k = 0; k < epoch_span && !w.pool.empty(); ++k) {
+        if ((k & 15) == 15 && !w.pool.inbox_empty()) w.pool.take_inbox();
+        prefetch_ahead(w.pool);
+        execute(w, w.pool.pop());
+      }
+    }
+  }
+
+  void prefetch_ahead(const task_pool& pool) const noexcept {
+    const std::size_t d = options_.prefetch_distance;
+    if (d == 0) return;
+    const std::size_t n = pool.size();
+    if (d < n) detail::prefetch_lines(pool.peek(d), annotated_task::bytes);
+    if (d - 1 < n) {
+      const annotated_task* t = pool.peek(d - 1);
+      if (t->object != nullptr) detail::prefetch_lines(t->object, std::size_t{t->object_lines} * machine::cache_line);
+    }
+  }
+
+  void execute(worker_state& w, annotated_task* t) {
+    w.ctx.holding_ = true;
+    data_object* o = t->object;
+    const sync_kind s = o != nullptr ? t->sync : sync_kind::none;
+    switch (s) {
+      case sync_kind::none:
+      case sync_kind::schedule:
+        t->run(*t, w.ctx);
+        break;
+      case sync_kind::latch:
+        lock_exclusive(*o);
+        t->run(*t, w.ctx);
+        o->word.store(0, std::memory_order_release);
+        break;
+      case sync_kind::rwlatch:
+        if (t->mode == access::write) {
+          lock_exclusive(*o);
+          t->run(*t, w.ctx);
+          o->word.store(0, std::memory_order_release);
+        } else {
+          lock_shared(*o);
+          t->run(*t, w.ctx);
+          o->word.fetch_sub(2, std::memory_order_release);
+        }
+        break;
+      case sync_kind::optimistic:
+        if (t->mode == access::write) {
+          // Writers of an object are sequenced on its owner: no one else
+          // changes the version, so plain stores make it odd, then even.
+          const std::uint64_t v = o->word.load(std::memory_order_relaxed);
+          o->word.store(v + 1, std::memory_order_relaxed);
+          std::atomic_thread_fence(std::memory_order_release);
+          t->run(*t, w.ctx);
+          o->word.store(v + 2, std::memory_order_release);
+        } else {
+          const std::uint64_t before = o->word.load(std::memory_order_acquire);
+          if ((before & 1) == 0) {
+            t->run(*t, w.ctx);
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (o->word.load(std::memory_order_relaxed) == before) break;
+            w.ctx.discard();
+          }
+          ++w.reruns;
+          w.pool.push(t);  // later, when the writer has likely finished
+          return;
+        }
+        break;
+    }
+    w.ctx.flush();
+    w.finished.store(w.finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    w.allocator.free(t);
+  }
+
+  static void lock_exclusive(data_object& o) noexcept {
+    std::uint64_t expected = 0;
+    while (!o.word.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+      do {
+        cpu_relax();
+        expected = o.word.load(std::memory_order_relaxed);
+      } while (expected != 0);
+    }
+  }
+
+  // Readers add 2; a writer holds bit 0 and waits for them to leave.
+  static void lock_shared(data_object& o) noexcept {
+    for (;;) {
+      std::uint64_t v = o.word.load(std::memory_order_relaxed);
+      if ((v & 1) == 0 &&
+          o.word.compare_exchange_weak(v, v + 2, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return;
+      }
+      cpu_relax();
+    }
+  }
+
+  static void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+  // True when no task is left anywhere. Reads every worker's finished count
+  // before any spawned count: counts only grow and a task's spawns are
+  // counted before it finishes, so equal sums mean that at the moment
+  // between the two reads nothing was queued or running.
+  bool idle(worker_state& w) noexcept {
+    if (!w.pool.inbox_empty()) return false;
+    std::uint64_t finished = 0, spawned = 0;
+    for (const auto& other : workers_) finished += other->finished.load(std::memory_order_acquire);
+    for (const auto& other : workers_) spawned += other->spawned.load(std::memory_order_acquire);
+    if (finished != spawned) return false;
+    done_.store(true, std::memory_order_release);
+    return true;
+  }
+
+  options options_;
+  task_depot depot_;
+  txn::epoch_manager epochs_;
+  std::vector<std::unique_ptr<worker_state>> workers_;
+  alignas(64) std::atomic<bool> done_{false};
+};
+
+inline std::uint16_t context::workers() const noexcept { return static_cast<std::uint16_t>(rt_->workers()); }
+
+inline annotated_task* context::make() { return w_->allocator.allocate(); }
+
+inline void context::spawn(annotated_task* t) {
+  if (!holding_) {
+    w_->spawned.store(w_->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    rt_->send(*w_, t);
+    return;
+  }
+  if (pending_count_ == max_spawns) throw std::length_error("a task spawns at most 4 tasks");
+  pending_[pending_count_++] = t;
+}
+
+inline void context::flush() {
+  holding_ = false;
+  if (pending_count_ != 0) {
+    w_->spawned.store(w_->spawned.load(std::memory_order_relaxed) + pending_count_, std::memory_order_release);
+    for (std::size_t i = 0; i < pending_count_; ++i) rt_->send(*w_, pending_[i]);
+    pending_count_ = 0;
+  }
+  if (done_.fn != nullptr) {
+    const deferred d = done_;
+    done_.fn = nullptr;
+    d.fn(*this, d.client, d.key, d.value, d.found);  // its spawns go out at once
+  }
+}
+
+inline void context::discard() {
+  holding_ = false;
+  for (std::size_t i = 0; i < pending_count_; ++i) w_->allocator.free(pending_[i]);
+  pending_count_ = 0;
+  done_.fn = nullptr;
+}
+
+inline void context::retire(void* p, void (*free)(void*)) { w_->epoch->retire(p, free); }
+
+inline std::uint16_t context::place(float frequency) noexcept { return rt_->place(frequency); }
+
+}  // namespace weave::tasks
