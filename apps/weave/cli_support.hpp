@@ -39,5 +39,6 @@ class command_table {
 void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands);
 void add_column_commands(CLI::App& bench, CLI::App& query, command_table& commands);
 void add_txn_commands(CLI::App& bench, command_table& commands);
+void add_tasks_commands(CLI::App& bench, command_table& commands);
 
 }  // namespace weave::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   weave::cli::add_lookup_commands(app, *bench, commands);
   weave::cli::add_column_commands(*bench, *query, commands);
   weave::cli::add_txn_commands(*bench, commands);
+  weave::cli::add_tasks_commands(*bench, commands);
 
   try {
     app.parse(argc, argv);

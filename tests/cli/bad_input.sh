@@ -64,6 +64,16 @@ expect_usage_error bench tpcc --modes coro,turbo
 expect_usage_error bench tpcc --suppliers 5000
 expect_usage_error bench tpcc --isolation rc
 expect_usage_error bench tpcc --warehouses 1000
+expect_usage_error bench blink --workload b
+expect_usage_error bench blink --sync spin
+expect_usage_error bench blink --workers 0
+expect_usage_error bench blink --workers 64
+expect_usage_error bench blink --prefetch-distance 100
+expect_usage_error bench blink --baseline threads,processes
+expect_usage_error bench blink --workload insert --baseline coro
+expect_usage_error bench blink --records 0
+expect_usage_error bench blink --theta 1.5
+expect_usage_error bench blink --records 1Ti
 # A CSV file with a bad line: the error names the line and the column.
 csv=$(mktemp)
 printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"

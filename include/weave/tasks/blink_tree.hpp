@@ -87,7 +87,9 @@ class blink_tree {
     std::atomic<std::uint64_t> root{0};  // object_ref<node>, raw
   };
 
-  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic) : rt_(&rt), sync_(sync) {
+  // Nodes are placed on the workers of `rt`; the tree may run on any
+  // runtime later (owners beyond its workers wrap around).
+  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic) : sync_(sync) {
     anchor_.sync = sync;
     anchor_.frequency = 0;
     anchor_.owner = rt.place(0);
@@ -418,7 +420,6 @@ class blink_tree {
     tree.send(ctx, down, old_root, root_level == op.target ? access::write : access::read);
   }
 
-  runtime* rt_;
   sync_kind sync_;
   anchor_object anchor_;
   mutable std::mutex arena_mutex_;

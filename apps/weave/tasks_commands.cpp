@@ -1,0 +1,73 @@
+// The task runtime's command: `weave bench blink`.
+
+#include <memory>
+#include <string>
+
+#include "bench/blink/blink_bench.hpp"
+#include "bench/workload/size.hpp"
+#include "cli_support.hpp"
+
+namespace weave::cli {
+
+void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
+  struct blink_cli {
+    std::string records = "1M";
+    std::string workload = "c";
+    double theta = 0.99;
+    std::string workers = "1";
+    std::string distances = "0,3";
+    std::string syncs = "optimistic";
+    std::string baselines;
+    std::size_t in_flight = 32;
+    std::size_t group = 16;
+    double seconds = 2;
+    std::size_t repeat = 3;
+    std::uint64_t seed = 42;
+    bool quiet = false;
+  };
+  auto b = std::make_shared<blink_cli>();
+  auto* cmd = bench_app.add_subcommand("blink", "the Blink-tree on the task runtime, YCSB-style");
+  cmd->add_option("--records", b->records, "records (a and c load them first)")->capture_default_str();
+  cmd->add_option("--workload", b->workload, "insert (the load phase) | a (50% updates) | c (lookups)")
+      ->capture_default_str();
+  cmd->add_option("--theta", b->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
+  cmd->add_option("--workers", b->workers, "comma-separated worker counts (one per core)")->capture_default_str();
+  cmd->add_option("--prefetch-distance", b->distances, "comma-separated prefetch distances; 0 is off")
+      ->capture_default_str();
+  cmd->add_option("--sync", b->syncs, "comma-separated: latch, rwlatch, schedule, optimistic")->capture_default_str();
+  cmd->add_option("--baseline", b->baselines,
+                  "comma-separated: threads (the optimistic B+-tree, one operation at a time per thread), "
+                  "coro (the same tree, lookups interleaved by coroutines)");
+  cmd->add_option("--in-flight", b->in_flight, "operations in the air per worker")->capture_default_str();
+  cmd->add_option("--group", b->group, "coro baseline: operations interleaved per thread")->capture_default_str();
+  cmd->add_option("--seconds", b->seconds, "a and c: run time per configuration and repeat")->capture_default_str();
+  cmd->add_option("--repeat", b->repeat, "runs of each configuration, in turn; the median is reported")
+      ->capture_default_str();
+  cmd->add_option("--seed", b->seed, "random seed")->capture_default_str();
+  cmd->add_flag("--quiet", b->quiet, "no progress on stderr");
+  commands.add(cmd, [b] {
+    bench::blink_options o;
+    o.records = bench::parse_size(b->records);
+    o.workload = bench::parse_blink_workload(b->workload);
+    o.theta = b->theta;
+    o.workers = parse_sizes(b->workers);
+    o.prefetch_distances = parse_sizes(b->distances);
+    o.syncs.clear();
+    for (const auto& s : split(b->syncs)) o.syncs.push_back(bench::parse_sync_kind(s));
+    if (!b->baselines.empty()) {
+      for (const auto& s : split(b->baselines)) o.baselines.push_back(bench::parse_blink_baseline(s));
+    }
+    o.in_flight = b->in_flight;
+    o.group = b->group;
+    o.seconds = b->seconds;
+    o.repeat = b->repeat;
+    o.seed = b->seed;
+    o.verbose = !b->quiet;
+    bench::validate(o);
+    require_memory(bench::estimated_bytes(o), "this benchmark");
+    bench::run_blink_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    return 0;
+  });
+}
+
+}  // namespace weave::cli
