@@ -92,18 +92,23 @@ bool plausible(std::uint64_t key, std::uint64_t value) noexcept {
   return value == value_for(key) || value == value_for(key) + 1;
 }
 
+class task_driver;
+
 // One worker's (or thread's) clients: what to ask next, and what came back.
 struct alignas(64) client {
   std::optional<key_chooser> chooser;
   std::mt19937_64 coin;
   std::uint64_t ops = 0, errors = 0;
   std::size_t next = 0, end = 0;  // insert: the records this client inserts next
+  task_driver* driver = nullptr;
+  std::uint16_t home = 0;  // the worker whose operations these are
 };
 
 std::vector<client> make_clients(const blink_options& o, std::size_t n, std::uint64_t seed) {
   std::vector<client> clients(n);
   for (std::size_t w = 0; w < n; ++w) {
     client& c = clients[w];
+    c.home = static_cast<std::uint16_t>(w);
     c.coin.seed(seed + 1000 * w);
     if (o.workload != blink_workload::insert) {
       c.chooser.emplace(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
@@ -118,12 +123,16 @@ struct outcome {
   std::uint64_t ops = 0, errors = 0, reruns = 0;
 };
 
-// Keeps `in_flight` operations per worker in the air on the task runtime: a
-// finished operation's completion issues the next on the worker it ended on.
+// Keeps `in_flight` operations per worker in the air on the task runtime.
+// An operation that ends on another worker (its leaf's owner, under
+// schedule and optimistic writes) sends a response task home, where the
+// next one is issued: every worker keeps its own operations in flight.
 class task_driver {
  public:
   task_driver(const blink_options& o, tasks::blink_tree& tree, std::size_t workers, std::uint64_t seed)
-      : o_(o), tree_(tree), clients_(make_clients(o, workers, seed)) {}
+      : o_(o), tree_(tree), clients_(make_clients(o, workers, seed)) {
+    for (client& c : clients_) c.driver = this;
+  }
 
   outcome run(tasks::runtime& rt) {
     deadline_ = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
@@ -131,18 +140,8 @@ class task_driver {
     const std::uint64_t reruns = rt.reruns();
     const auto start = clock_type::now();
     rt.run([&](tasks::context& ctx) {
-      for (std::size_t i = 0; i < o_.in_flight; ++i) issue(ctx);
+      for (std::size_t i = 0; i < o_.in_flight; ++i) issue(ctx, clients_[ctx.worker()]);
     });
-    // Inserts: an operation ends on the worker that wrote its leaf, and
-    // issues the next from that worker's block of records. A worker whose
-    // operations all ended elsewhere may be left with part of a block:
-    // it issues those records in a run of their own.
-    while (std::any_of(clients_.begin(), clients_.end(), [](const client& c) { return c.next < c.end; })) {
-      rt.run([&](tasks::context& ctx) {
-        client& c = clients_[ctx.worker()];
-        while (c.next < c.end) issue(ctx);
-      });
-    }
     outcome r;
     r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
     for (const client& c : clients_) {
@@ -154,12 +153,19 @@ class task_driver {
   }
 
  private:
-  void issue(tasks::context& ctx) {
-    client& c = clients_[ctx.worker()];
+  enum class kind : std::uint8_t { lookup, update, insert };
+
+  struct response {
+    client* home;
+    std::uint64_t key, value;
+    bool found;
+    kind what;
+  };
+
+  void issue(tasks::context& ctx, client& c) {
     if (o_.workload == blink_workload::insert) {
-      // Records are handed out in blocks from one cursor: an operation may
-      // end on another worker than it began, and a worker with a fixed share
-      // would let its slots die when its share ran out before the others'.
+      // Records are handed out in blocks from one cursor, so that a worker
+      // that runs ahead takes more of them.
       if (c.next == c.end) {
         constexpr std::size_t block = 64;
         const std::size_t first = cursor_.fetch_add(block, std::memory_order_relaxed);
@@ -168,7 +174,7 @@ class task_driver {
         c.end = std::min(o_.records, first + block);
       }
       const std::uint64_t k = record_key(c.next++);
-      tree_.insert(ctx, k, value_for(k), &inserted, this);
+      tree_.insert(ctx, k, value_for(k), &finished<kind::insert>, &c);
       return;
     }
     if (stop_.load(std::memory_order_relaxed)) return;
@@ -178,30 +184,38 @@ class task_driver {
     }
     const std::uint64_t k = record_key(c.chooser->next());
     if (o_.workload == blink_workload::a && (c.coin() & 1) != 0) {
-      tree_.update(ctx, k, value_for(k) + 1, &updated, this);
+      tree_.update(ctx, k, value_for(k) + 1, &finished<kind::update>, &c);
     } else {
-      tree_.lookup(ctx, k, &looked_up, this);
+      tree_.lookup(ctx, k, &finished<kind::lookup>, &c);
     }
   }
 
-  static void inserted(tasks::context& ctx, void* self, std::uint64_t, std::uint64_t, bool) {
-    auto& d = *static_cast<task_driver*>(self);
-    ++d.clients_[ctx.worker()].ops;
-    d.issue(ctx);
+  template <kind What>
+  static void finished(tasks::context& ctx, void* home, std::uint64_t key, std::uint64_t value, bool found) {
+    client& c = *static_cast<client*>(home);
+    if (c.home == ctx.worker()) {
+      c.driver->account(ctx, response{&c, key, value, found, What});
+      return;
+    }
+    tasks::annotated_task* t = ctx.make();
+    t->run = &respond;
+    t->target = c.home;
+    t->set_state(response{&c, key, value, found, What});
+    ctx.spawn(t);
   }
-  static void updated(tasks::context& ctx, void* self, std::uint64_t, std::uint64_t, bool found) {
-    auto& d = *static_cast<task_driver*>(self);
-    client& c = d.clients_[ctx.worker()];
-    ++c.ops;
-    if (!found) ++c.errors;
-    d.issue(ctx);
+
+  static void respond(const tasks::annotated_task& t, tasks::context& ctx) {
+    const response& r = t.state<response>();
+    r.home->driver->account(ctx, r);
   }
-  static void looked_up(tasks::context& ctx, void* self, std::uint64_t key, std::uint64_t value, bool found) {
-    auto& d = *static_cast<task_driver*>(self);
-    client& c = d.clients_[ctx.worker()];
+
+  void account(tasks::context& ctx, const response& r) {
+    client& c = *r.home;
     ++c.ops;
-    if (!found || !plausible(key, value)) ++c.errors;
-    d.issue(ctx);
+    if ((r.what == kind::update && !r.found) || (r.what == kind::lookup && (!r.found || !plausible(r.key, r.value)))) {
+      ++c.errors;
+    }
+    issue(ctx, c);
   }
 
   const blink_options& o_;

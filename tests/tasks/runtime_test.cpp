@@ -105,9 +105,9 @@ void writer_step(const annotated_task& t, context&) {
   const std::uint64_t v = g.plain;
   spin_a_little();
   g.plain = v + 1;
-  g.a.store(v + 1, std::memory_order_relaxed);
+  g.a.store(v + 1, std::memory_order_release);
   spin_a_little();
-  g.b.store(v + 1, std::memory_order_relaxed);
+  g.b.store(v + 1, std::memory_order_release);
   g.writers_inside.fetch_sub(1);
 }
 
@@ -121,9 +121,9 @@ void reader_step(const annotated_task& t, context& ctx) {
   const int others = g.readers_inside.fetch_add(1);
   if (s.readers_exclude_writers && g.writers_inside.load() != 0) s.overlaps->fetch_add(1);
   if (!s.readers_share && others != 0) s.overlaps->fetch_add(1);
-  const std::uint64_t a = g.a.load(std::memory_order_relaxed);
+  const std::uint64_t a = g.a.load(std::memory_order_acquire);
   spin_a_little();
-  const std::uint64_t b = g.b.load(std::memory_order_relaxed);
+  const std::uint64_t b = g.b.load(std::memory_order_acquire);
   g.readers_inside.fetch_sub(1);
   ctx.complete(&record_torn, s.torn, a, b, a == b);
 }
@@ -256,16 +256,16 @@ void swap_payload(const annotated_task& t, context& ctx) {
   const swap_state s = t.state<swap_state>();
   auto* fresh = new std::array<std::atomic<std::uint64_t>, 8>;
   for (auto& x : *fresh) x.store(s.generation, std::memory_order_relaxed);
-  auto* old = s.object->payload.exchange(fresh, std::memory_order_relaxed);
+  auto* old = s.object->payload.exchange(fresh, std::memory_order_acq_rel);
   ctx.retire(old, &free_payload);
 }
 
 void read_payload(const annotated_task& t, context& ctx) {
   const swap_state s = t.state<swap_state>();
-  const auto* p = s.object->payload.load(std::memory_order_relaxed);
-  const std::uint64_t first = (*p)[0].load(std::memory_order_relaxed);
+  const auto* p = s.object->payload.load(std::memory_order_acquire);
+  const std::uint64_t first = (*p)[0].load(std::memory_order_acquire);
   bool whole = true;
-  for (const auto& x : *p) whole = whole && x.load(std::memory_order_relaxed) == first;
+  for (const auto& x : *p) whole = whole && x.load(std::memory_order_acquire) == first;
   ctx.complete(&record_torn, s.torn, 0, 0, whole);
 }
 

@@ -40,6 +40,19 @@ struct alignas(64) annotated_task {
   static constexpr std::size_t payload_bytes = bytes - payload_offset;
   alignas(8) std::byte payload[payload_bytes];
 
+  // Back to no annotations (a recycled descriptor keeps its last ones).
+  void reset() noexcept {
+    next = nullptr;
+    object = nullptr;
+    run = nullptr;
+    owner = 0;
+    target = anywhere;
+    object_lines = 0;
+    mode = access::read;
+    sync = sync_kind::none;
+    rank = priority::normal;
+  }
+
   // The operation state, a trivially copyable type that fits the payload.
   template <class State>
   State& state() noexcept {

@@ -19,10 +19,12 @@
 // or of a node whose parent the path does not know, goes through a writer
 // task on the tree's anchor, which holds the root.
 //
-// Nodes are 1 KiB with 8-byte keys and values (61 per node); their fields
-// are atomics read and written relaxed, their order coming from the
-// runtime's synchronization (latches, the pool hand-off, or the version an
-// optimistic reader checks). Nodes are never freed while the tree lives.
+// Nodes are 1 KiB with 8-byte keys and values (61 per node). Their fields
+// are atomics, read with acquire and written with release order (plain
+// loads and stores on x86): an optimistic reader that sees any store of a
+// writer then also sees the writer's odd version when it checks again, so
+// the check needs no fence (see runtime.hpp). Nodes are never freed while
+// the tree lives.
 // Key 2^64-1 is reserved (the high key of the rightmost nodes).
 
 #include <algorithm>
@@ -56,10 +58,10 @@ class blink_tree {
     std::atomic<std::uint64_t> keys[capacity];
     std::atomic<std::uint64_t> slots[capacity + 1];  // values, or children (object_ref<node>, raw)
 
-    std::uint64_t key(unsigned i) const noexcept { return keys[i].load(std::memory_order_relaxed); }
-    std::uint64_t slot(unsigned i) const noexcept { return slots[i].load(std::memory_order_relaxed); }
+    std::uint64_t key(unsigned i) const noexcept { return keys[i].load(std::memory_order_acquire); }
+    std::uint64_t slot(unsigned i) const noexcept { return slots[i].load(std::memory_order_acquire); }
     // Clamped: an optimistic reader may see a count that is being changed.
-    unsigned size() const noexcept { return std::min<unsigned>(count.load(std::memory_order_relaxed), capacity); }
+    unsigned size() const noexcept { return std::min<unsigned>(count.load(std::memory_order_acquire), capacity); }
     // Entries with keys below `key`.
     unsigned lower_bound(std::uint64_t key) const noexcept {
       unsigned lo = 0, hi = size();
@@ -119,7 +121,7 @@ class blink_tree {
   std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
     const node* n = root();
     for (;;) {
-      while (key >= n->high.load(std::memory_order_relaxed)) n = object_ref<node>::from_raw(n->right.load()).get();
+      while (key >= n->high.load(std::memory_order_acquire)) n = object_ref<node>::from_raw(n->right.load()).get();
       if (n->level == 0) break;
       n = object_ref<node>::from_raw(n->slot(n->child_for(key))).get();
     }
@@ -232,7 +234,7 @@ class blink_tree {
   // Touches per operation of one node at `level`: 1 at the root, and a
   // fanout's share less per level below.
   float expected_frequency(unsigned level) const noexcept {
-    const std::uint64_t r = anchor_.root.load(std::memory_order_relaxed);
+    const std::uint64_t r = anchor_.root.load(std::memory_order_acquire);
     const unsigned top = r != 0 ? object_ref<node>::from_raw(r)->level : 0;
     return level >= top ? 1.0f : std::pow(1.0f / 40, static_cast<float>(top - level));
   }
@@ -276,8 +278,8 @@ class blink_tree {
     const op_state& op = t.state<op_state>();
     blink_tree& tree = *op.tree;
     node& n = *static_cast<node*>(t.object);
-    if (op.key >= n.high.load(std::memory_order_relaxed)) {  // split since: move right
-      tree.send(ctx, op, object_ref<node>::from_raw(n.right.load(std::memory_order_relaxed)), t.mode);
+    if (op.key >= n.high.load(std::memory_order_acquire)) {  // split since: move right
+      tree.send(ctx, op, object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode);
       return;
     }
     if (t.mode == access::write) {
@@ -303,7 +305,7 @@ class blink_tree {
       const unsigned size = n.size();
       const unsigned pos = n.lower_bound(op.key);
       if (pos < size && n.key(pos) == op.key) {
-        n.slots[pos].store(op.value, std::memory_order_relaxed);
+        n.slots[pos].store(op.value, std::memory_order_release);
         if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, op.value, true);
         return;
       }
@@ -321,14 +323,14 @@ class blink_tree {
     node* into = &n;
     if (n.size() == capacity) {
       const std::uint64_t separator = n.level == 0 ? split_leaf(ctx, n) : split_inner(ctx, n);
-      node* right = object_ref<node>::from_raw(n.right.load(std::memory_order_relaxed)).get();
+      node* right = object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)).get();
       if (op.key >= separator) into = right;
       // The parent learns of the new node after this task: until then it is
       // found through the sibling link.
       op_state up = op;
       up.kind = op_kind::separator;
       up.key = separator;
-      up.value = n.right.load(std::memory_order_relaxed);
+      up.value = n.right.load(std::memory_order_acquire);
       up.done = nullptr;
       up.target = static_cast<std::uint8_t>(n.level + 1);
       const std::uint64_t parent = n.level + 1u <= 5 ? op.path[n.level] : 0;
@@ -343,21 +345,21 @@ class blink_tree {
     if (m.level == 0) {
       const unsigned pos = m.lower_bound(op.key);
       for (unsigned i = size; i > pos; --i) {
-        m.keys[i].store(m.key(i - 1), std::memory_order_relaxed);
-        m.slots[i].store(m.slot(i - 1), std::memory_order_relaxed);
+        m.keys[i].store(m.key(i - 1), std::memory_order_release);
+        m.slots[i].store(m.slot(i - 1), std::memory_order_release);
       }
-      m.keys[pos].store(op.key, std::memory_order_relaxed);
-      m.slots[pos].store(op.value, std::memory_order_relaxed);
+      m.keys[pos].store(op.key, std::memory_order_release);
+      m.slots[pos].store(op.value, std::memory_order_release);
     } else {
       const unsigned pos = m.child_for(op.key);
       for (unsigned i = size; i > pos; --i) {
-        m.keys[i].store(m.key(i - 1), std::memory_order_relaxed);
-        m.slots[i + 1].store(m.slot(i), std::memory_order_relaxed);
+        m.keys[i].store(m.key(i - 1), std::memory_order_release);
+        m.slots[i + 1].store(m.slot(i), std::memory_order_release);
       }
-      m.keys[pos].store(op.key, std::memory_order_relaxed);
-      m.slots[pos + 1].store(op.value, std::memory_order_relaxed);
+      m.keys[pos].store(op.key, std::memory_order_release);
+      m.slots[pos + 1].store(op.value, std::memory_order_release);
     }
-    m.count.store(static_cast<std::uint16_t>(size + 1), std::memory_order_relaxed);
+    m.count.store(static_cast<std::uint16_t>(size + 1), std::memory_order_release);
   }
 
   // Moves the upper half of a full leaf to a new right sibling; returns the
@@ -366,10 +368,10 @@ class blink_tree {
     node* r = make_node(0, ctx.place(expected_frequency(0)));
     const unsigned keep = capacity / 2;
     for (unsigned i = keep; i < capacity; ++i) {
-      r->keys[i - keep].store(n.key(i), std::memory_order_relaxed);
-      r->slots[i - keep].store(n.slot(i), std::memory_order_relaxed);
+      r->keys[i - keep].store(n.key(i), std::memory_order_release);
+      r->slots[i - keep].store(n.slot(i), std::memory_order_release);
     }
-    r->count.store(static_cast<std::uint16_t>(capacity - keep), std::memory_order_relaxed);
+    r->count.store(static_cast<std::uint16_t>(capacity - keep), std::memory_order_release);
     const std::uint64_t separator = n.key(keep);
     link_right(n, *r, keep, separator);
     return separator;
@@ -380,21 +382,21 @@ class blink_tree {
   std::uint64_t split_inner(context& ctx, node& n) {
     node* r = make_node(n.level, ctx.place(expected_frequency(n.level)));
     const unsigned middle = capacity / 2;
-    for (unsigned i = middle + 1; i < capacity; ++i) r->keys[i - middle - 1].store(n.key(i), std::memory_order_relaxed);
+    for (unsigned i = middle + 1; i < capacity; ++i) r->keys[i - middle - 1].store(n.key(i), std::memory_order_release);
     for (unsigned i = middle + 1; i <= capacity; ++i) {
-      r->slots[i - middle - 1].store(n.slot(i), std::memory_order_relaxed);
+      r->slots[i - middle - 1].store(n.slot(i), std::memory_order_release);
     }
-    r->count.store(static_cast<std::uint16_t>(capacity - middle - 1), std::memory_order_relaxed);
+    r->count.store(static_cast<std::uint16_t>(capacity - middle - 1), std::memory_order_release);
     const std::uint64_t separator = n.key(middle);
     link_right(n, *r, middle, separator);
     return separator;
   }
 
   static void link_right(node& n, node& r, unsigned keep, std::uint64_t separator) {
-    r.high.store(n.high.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    r.right.store(n.right.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    n.count.store(static_cast<std::uint16_t>(keep), std::memory_order_relaxed);
-    n.high.store(separator, std::memory_order_relaxed);
+    r.high.store(n.high.load(std::memory_order_acquire), std::memory_order_release);
+    r.right.store(n.right.load(std::memory_order_acquire), std::memory_order_release);
+    n.count.store(static_cast<std::uint16_t>(keep), std::memory_order_release);
+    n.high.store(separator, std::memory_order_release);
     n.right.store(object_ref<node>(&r).raw(), std::memory_order_release);
   }
 
@@ -404,14 +406,14 @@ class blink_tree {
   static void grow(const annotated_task& t, context& ctx) {
     const op_state& op = t.state<op_state>();
     blink_tree& tree = *op.tree;
-    const auto old_root = object_ref<node>::from_raw(tree.anchor_.root.load(std::memory_order_relaxed));
+    const auto old_root = object_ref<node>::from_raw(tree.anchor_.root.load(std::memory_order_acquire));
     const unsigned root_level = old_root->level;
     if (root_level + 1u == op.target) {
       node* r = tree.make_node(op.target, ctx.place(1));
-      r->keys[0].store(op.key, std::memory_order_relaxed);
-      r->slots[0].store(old_root.raw(), std::memory_order_relaxed);
-      r->slots[1].store(op.value, std::memory_order_relaxed);
-      r->count.store(1, std::memory_order_relaxed);
+      r->keys[0].store(op.key, std::memory_order_release);
+      r->slots[0].store(old_root.raw(), std::memory_order_release);
+      r->slots[1].store(op.value, std::memory_order_release);
+      r->count.store(1, std::memory_order_release);
       tree.anchor_.root.store(object_ref<node>(r).raw(), std::memory_order_release);
       return;
     }

@@ -17,7 +17,10 @@
 //
 // What a task spawns, and the completion it reports, are held back until it
 // has finished (and, for an optimistic reader, validated): a reader that
-// saw a torn object is run again with no trace of the failed run.
+// saw a torn object is run again with no trace of the failed run. Under
+// optimistic synchronization a task reads its object's fields with acquire
+// and writes them with release order, which is what makes the version
+// check sound without fences.
 //
 // Workers join an epoch every 64 tasks, so an object unlinked by a writer
 // (retire) is freed only once no optimistic reader can still be reading it.
@@ -58,7 +61,7 @@ class context {
   std::uint16_t worker() const noexcept { return index_; }
   std::uint16_t workers() const noexcept;
 
-  // A fresh descriptor, from this worker's free list.
+  // A fresh descriptor, from this worker's free list, with no annotations.
   annotated_task* make();
   // Sends `t` to its pool once the running task has finished.
   void spawn(annotated_task* t);
@@ -260,17 +263,17 @@ class runtime {
         if (t->mode == access::write) {
           // Writers of an object are sequenced on its owner: no one else
           // changes the version, so plain stores make it odd, then even.
+          // The task's own stores to the object are releases, so a reader
+          // that sees one of them sees the odd version after it too.
           const std::uint64_t v = o->word.load(std::memory_order_relaxed);
           o->word.store(v + 1, std::memory_order_relaxed);
-          std::atomic_thread_fence(std::memory_order_release);
           t->run(*t, w.ctx);
           o->word.store(v + 2, std::memory_order_release);
         } else {
           const std::uint64_t before = o->word.load(std::memory_order_acquire);
           if ((before & 1) == 0) {
             t->run(*t, w.ctx);
-            std::atomic_thread_fence(std::memory_order_acquire);
-            if (o->word.load(std::memory_order_relaxed) == before) break;
+            if (o->word.load(std::memory_order_acquire) == before) break;
             w.ctx.discard();
           }
           ++w.reruns;
@@ -335,7 +338,11 @@ class runtime {
 
 inline std::uint16_t context::workers() const noexcept { return static_cast<std::uint16_t>(rt_->workers()); }
 
-inline annotated_task* context::make() { return w_->allocator.allocate(); }
+inline annotated_task* context::make() {
+  annotated_task* t = w_->allocator.allocate();
+  t->reset();
+  return t;
+}
 
 inline void context::spawn(annotated_task* t) {
   if (!holding_) {
