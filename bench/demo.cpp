@@ -97,6 +97,7 @@ int run_demo(const demo_options& options) {
   std::fflush(stdout);
   run_column_demo(options);
   run_txn_demo(options);
+  run_tasks_demo(options);
   return 0;
 }
 

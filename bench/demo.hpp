@@ -16,5 +16,7 @@ int run_demo(const demo_options& options);
 void run_column_demo(const demo_options& options);
 // The transaction engine's part.
 void run_txn_demo(const demo_options& options);
+// The task runtime's part.
+void run_tasks_demo(const demo_options& options);
 
 }  // namespace weave::bench

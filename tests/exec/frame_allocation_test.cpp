@@ -1,5 +1,6 @@
 // Counts every global operator new in this binary to show that, once the
-// frame pool is warm, running lookups allocates nothing.
+// frame pool is warm, running lookups allocates nothing; and that the task
+// runtime, once its descriptor lists are warm, allocates nothing per task.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "weave/index/btree.hpp"
 #include "weave/index/hash_table.hpp"
 #include "weave/index/sorted_array.hpp"
+#include "weave/tasks/blink_tree.hpp"
 
 namespace {
 std::atomic<std::size_t> allocations{0};
@@ -77,6 +79,51 @@ TEST(frame_allocation, btree_lookup_allocates_nothing_per_lookup) {
   const btree tree = btree::bulk_load(pairs);
   expect_no_allocation_in_any_scheduler(
       [&](auto policy, std::size_t i) { return find<decltype(policy)>(tree, i * 2); });
+}
+
+// Issues `count` lookups on a Blink-tree, `in_flight` per worker at a time.
+struct lookup_driver {
+  tasks::blink_tree* tree;
+  std::size_t count;
+  std::atomic<std::size_t> issued{0};
+  std::atomic<std::size_t> found{0};
+
+  void issue(tasks::context& ctx) {
+    const std::size_t i = issued.fetch_add(1);
+    if (i < count) tree->lookup(ctx, i % 40'000 * 3, &done, this);
+  }
+  static void done(tasks::context& ctx, void* self, std::uint64_t, std::uint64_t, bool hit) {
+    auto& d = *static_cast<lookup_driver*>(self);
+    if (hit) d.found.fetch_add(1);
+    d.issue(ctx);
+  }
+  // Allocations during one run (thread start-up included).
+  std::size_t run(tasks::runtime& rt, std::size_t n) {
+    count = n;
+    issued = 0;
+    const std::size_t before = allocations.load();
+    rt.run([&](tasks::context& ctx) {
+      for (int k = 0; k < 16; ++k) issue(ctx);
+    });
+    return allocations.load() - before;
+  }
+};
+
+TEST(task_allocation, blink_tree_lookups_on_tasks_allocate_nothing_per_operation) {
+  tasks::runtime::options o;
+  o.workers = 2;
+  tasks::runtime rt(o);
+  tasks::blink_tree tree(rt);
+  rt.run([&](tasks::context& ctx) {
+    if (ctx.worker() != 0) return;
+    for (std::uint64_t k = 0; k < 40'000; ++k) tree.insert(ctx, k * 3, k, nullptr, nullptr);
+  });
+  lookup_driver lookups{&tree, 0};
+  lookups.run(rt, 50'000);  // warms the descriptor lists and pools
+  const std::size_t few = lookups.run(rt, 5'000);
+  const std::size_t many = lookups.run(rt, 50'000);
+  EXPECT_EQ(many, few) << "allocations grew with the number of operations";
+  EXPECT_EQ(lookups.found.load(), 105'000u);
 }
 
 }  // namespace
