@@ -15,6 +15,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "weave/assert.hpp"
+
 namespace weave::tasks {
 
 enum class access : std::uint8_t { read, write };
@@ -44,7 +46,9 @@ class object_ref {
  public:
   object_ref() = default;
   object_ref(Object* p, std::uint16_t owner) noexcept
-      : bits_(reinterpret_cast<std::uintptr_t>(p) | (std::uintptr_t{owner} << 48)) {}
+      : bits_(reinterpret_cast<std::uintptr_t>(p) | (std::uintptr_t{owner} << 48)) {
+    WEAVE_ASSERT(reinterpret_cast<std::uintptr_t>(p) >> 48 == 0);  // no 57-bit or tagged addresses
+  }
   explicit object_ref(Object* p) noexcept : object_ref(p, p ? p->owner : 0) {}
 
   Object* get() const noexcept { return reinterpret_cast<Object*>(bits_ & ((std::uintptr_t{1} << 48) - 1)); }

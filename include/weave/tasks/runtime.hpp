@@ -22,8 +22,11 @@
 // and writes them with release order, which is what makes the version
 // check sound without fences.
 //
-// Workers join an epoch every 64 tasks, so an object unlinked by a writer
-// (retire) is freed only once no optimistic reader can still be reading it.
+// Workers join an epoch every 64 tasks, so memory a writer unlinks from an
+// object (retire) is freed only once no optimistic reader can still be
+// reading it. Objects that tasks are annotated with are not covered: a
+// queued task names its object, so those must outlive the tasks on them
+// (the Blink-tree never frees a node).
 //
 // run() returns when the pools are empty and no task is running: every
 // spawn and every finished task is counted by the worker that did it, and
@@ -69,11 +72,14 @@ class context {
   void complete(completion fn, void* client, std::uint64_t key, std::uint64_t value, bool found) noexcept {
     done_ = {fn, client, key, value, found};
   }
-  // Frees `p` with `free` once no task that might still read it runs.
+  // Frees `p` with `free` once no task that might still read it runs: for
+  // what tasks reach through their objects (a node's payload, a version),
+  // not for objects tasks are annotated with, which queued tasks still
+  // name. Not from an optimistic reader (it may run again); nor is place().
   void retire(void* p, void (*free)(void*));
   // The owner of a new object expected to be touched `frequency` times per
   // operation: the worker with the least expected load so far.
-  std::uint16_t place(float frequency) noexcept;
+  std::uint16_t place(float frequency);
 
  private:
   friend class runtime;
@@ -93,7 +99,8 @@ class context {
   runtime* rt_;
   worker_state* w_;
   std::uint16_t index_;
-  bool holding_ = false;  // inside a task: spawns wait for it to finish
+  bool holding_ = false;      // inside a task: spawns wait for it to finish
+  bool speculative_ = false;  // inside an optimistic reader, which may be run again
   std::size_t pending_count_ = 0;
   annotated_task* pending_[max_spawns] = {};
   deferred done_;
@@ -250,7 +257,7 @@ class runtime {
         break;
       case sync_kind::rwlatch:
         if (t->mode == access::write) {
-          lock_exclusive(*o);
+          lock_writer(*o);
           t->run(*t, w.ctx);
           o->word.store(0, std::memory_order_release);
         } else {
@@ -272,7 +279,9 @@ class runtime {
         } else {
           const std::uint64_t before = o->word.load(std::memory_order_acquire);
           if ((before & 1) == 0) {
+            w.ctx.speculative_ = true;
             t->run(*t, w.ctx);
+            w.ctx.speculative_ = false;
             if (o->word.load(std::memory_order_acquire) == before) break;
             w.ctx.discard();
           }
@@ -297,7 +306,19 @@ class runtime {
     }
   }
 
-  // Readers add 2; a writer holds bit 0 and waits for them to leave.
+  // Readers add 2 while bit 0 is clear. A writer sets bit 0 as soon as no
+  // other writer holds it, which keeps new readers out, then waits for the
+  // readers inside to leave: a stream of overlapping readers on a hot node
+  // (the root) cannot starve it.
+  static void lock_writer(data_object& o) noexcept {
+    for (;;) {
+      const std::uint64_t v = o.word.fetch_or(1, std::memory_order_acquire);
+      if ((v & 1) == 0) break;
+      cpu_relax();
+    }
+    while (o.word.load(std::memory_order_acquire) != 1) cpu_relax();
+  }
+
   static void lock_shared(data_object& o) noexcept {
     for (;;) {
       std::uint64_t v = o.word.load(std::memory_order_relaxed);
@@ -375,8 +396,14 @@ inline void context::discard() {
   done_.fn = nullptr;
 }
 
-inline void context::retire(void* p, void (*free)(void*)) { w_->epoch->retire(p, free); }
+inline void context::retire(void* p, void (*free)(void*)) {
+  if (speculative_) throw std::logic_error("an optimistic reader may run again: it cannot retire objects");
+  w_->epoch->retire(p, free);
+}
 
-inline std::uint16_t context::place(float frequency) noexcept { return rt_->place(frequency); }
+inline std::uint16_t context::place(float frequency) {
+  if (speculative_) throw std::logic_error("an optimistic reader may run again: it cannot place objects");
+  return rt_->place(frequency);
+}
 
 }  // namespace weave::tasks
