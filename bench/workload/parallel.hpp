@@ -13,8 +13,6 @@
 
 namespace weave::bench {
 
-inline void pin_to_cpu(std::size_t t) { machine::pin_thread(t); }
-
 template <class Work>  // Work: void(std::size_t thread, std::size_t first, std::size_t last)
 double run_threads(std::size_t threads, std::size_t count, Work&& work) {
   using clock = std::chrono::steady_clock;
@@ -23,7 +21,7 @@ double run_threads(std::size_t threads, std::size_t count, Work&& work) {
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      pin_to_cpu(t);
+      machine::pin_thread(t);
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
       work(t, count * t / threads, count * (t + 1) / threads);
       finished[t] = clock::now();
@@ -48,7 +46,7 @@ std::vector<double> run_threads_for(std::size_t threads, double seconds, Chunk&&
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      pin_to_cpu(t);
+      machine::pin_thread(t);
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
       const auto start = clock::now();
       while (clock::now() - start < run_for) chunk(t);

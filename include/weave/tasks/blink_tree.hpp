@@ -63,21 +63,16 @@ class blink_tree {
     // Clamped: an optimistic reader may see a count that is being changed.
     unsigned size() const noexcept { return std::min<unsigned>(count.load(std::memory_order_acquire), capacity); }
     // Entries with keys below `key`.
-    unsigned lower_bound(std::uint64_t key) const noexcept {
-      unsigned lo = 0, hi = size();
-      while (lo < hi) {
-        const unsigned mid = (lo + hi) / 2;
-        if (this->key(mid) < key) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
+    unsigned lower_bound(std::uint64_t key) const noexcept { return count_below<false>(key); }
     // Keys at or below `key`: the child that covers it.
-    unsigned child_for(std::uint64_t key) const noexcept {
+    unsigned child_for(std::uint64_t key) const noexcept { return count_below<true>(key); }
+
+    template <bool OrEqual>
+    unsigned count_below(std::uint64_t key) const noexcept {
       unsigned lo = 0, hi = size();
       while (lo < hi) {
         const unsigned mid = (lo + hi) / 2;
-        if (this->key(mid) <= key) lo = mid + 1;
+        if (OrEqual ? this->key(mid) <= key : this->key(mid) < key) lo = mid + 1;
         else hi = mid;
       }
       return lo;
@@ -258,8 +253,6 @@ class blink_tree {
     annotated_task* t = ctx.make();
     t->run = &step;
     t->annotate(to, mode, sync_, node_lines);
-    t->target = annotated_task::anywhere;
-    t->rank = priority::normal;
     t->set_state(op);
     ctx.spawn(t);
   }
@@ -268,7 +261,6 @@ class blink_tree {
     annotated_task* t = ctx.make();
     t->run = &grow;
     t->annotate(object_ref<anchor_object>(&anchor_, anchor_.owner), access::write, sync_, 1);
-    t->target = annotated_task::anywhere;
     t->rank = priority::high;
     t->set_state(op);
     ctx.spawn(t);

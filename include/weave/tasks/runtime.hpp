@@ -115,7 +115,11 @@ struct alignas(64) worker_state {
   txn::participant* epoch = nullptr;
   std::uint64_t reruns = 0;  // optimistic readers run again
 
-  // Counted by this worker only; read by idle workers to detect the end.
+  // Counted by this worker only (so a plain store adds); read by idle
+  // workers to detect the end.
+  static void count(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_release);
+  }
   alignas(64) std::atomic<std::uint64_t> spawned{0};
   std::atomic<std::uint64_t> finished{0};
   alignas(64) std::atomic<std::uint64_t> expected_load{0};  // placement, in 1/2^20 touches
@@ -292,7 +296,7 @@ class runtime {
         break;
     }
     w.ctx.flush();
-    w.finished.store(w.finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    worker_state::count(w.finished, 1);
     w.allocator.free(t);
   }
 
@@ -367,7 +371,7 @@ inline annotated_task* context::make() {
 
 inline void context::spawn(annotated_task* t) {
   if (!holding_) {
-    w_->spawned.store(w_->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    worker_state::count(w_->spawned, 1);
     rt_->send(*w_, t);
     return;
   }
@@ -378,7 +382,7 @@ inline void context::spawn(annotated_task* t) {
 inline void context::flush() {
   holding_ = false;
   if (pending_count_ != 0) {
-    w_->spawned.store(w_->spawned.load(std::memory_order_relaxed) + pending_count_, std::memory_order_release);
+    worker_state::count(w_->spawned, pending_count_);
     for (std::size_t i = 0; i < pending_count_; ++i) rt_->send(*w_, pending_[i]);
     pending_count_ = 0;
   }
