@@ -68,12 +68,15 @@ TEST_P(runtime_test, runs_every_spawned_task_once_and_returns_when_none_is_left)
   };
   rt.run(start_chains);
   EXPECT_EQ(ran.load(), std::uint64_t{chains} * (length + 1) * rt.workers());
-  // Descriptors are recycled: a second run of the same work carves none.
-  const std::size_t carved = rt.descriptors();
-  ran = 0;
-  rt.run(start_chains);
-  EXPECT_EQ(ran.load(), std::uint64_t{chains} * (length + 1) * rt.workers());
-  EXPECT_EQ(rt.descriptors(), carved);
+  // Descriptors are recycled: ten runs carve fewer than one run uses. (How
+  // many are carved depends on how the workers interleave, so it is bounded
+  // rather than compared with the first run.)
+  for (int repeat = 0; repeat < 9; ++repeat) {
+    ran = 0;
+    rt.run(start_chains);
+    EXPECT_EQ(ran.load(), std::uint64_t{chains} * (length + 1) * rt.workers());
+  }
+  EXPECT_LT(rt.descriptors(), std::size_t{chains} * (length + 1) * rt.workers());
 }
 
 // An object with a plain counter and a pair that writers keep equal.
