@@ -42,6 +42,19 @@ class task;
 
 namespace detail {
 
+// The handle that resumes nothing, for a finished task with no awaiter.
+// Clang's builtin is a constant it can see through: where a task is inlined
+// into its caller the "resume" of it vanishes, and with it an opaque call that
+// would make the caller reload everything it keeps in memory. libstdc++'s
+// std::noop_coroutine() is opaque to clang.
+inline std::coroutine_handle<> resume_nothing() noexcept {
+#if defined(__clang__)
+  return std::coroutine_handle<>::from_address(__builtin_coro_noop());
+#else
+  return std::noop_coroutine();
+#endif
+}
+
 class promise_base {
  public:
   static void* operator new(std::size_t bytes) { return frame_pool::allocate(bytes); }
@@ -58,12 +71,12 @@ class promise_base {
 #if WEAVE_BOUNDED_TRANSFER
       if (bool* finished = self.promise().finished_inline_) {  // the awaiter called us: return to it
         *finished = true;
-        return std::noop_coroutine();
+        return resume_nothing();
       }
 #endif
       // A root task has no awaiter: returning to the scheduler that resumed it.
       std::coroutine_handle<> next = self.promise().continuation_;
-      return next ? next : std::noop_coroutine();
+      return next ? next : resume_nothing();
     }
     void await_resume() const noexcept {}
   };
