@@ -81,11 +81,11 @@ int main() {
   }
   // A worker joins the engine once and brackets each batch of transactions
   // with an epoch: old versions are then pruned and freed as it goes.
-  weave::txn::participant& worker = db.join();
+  weave::participant& worker = db.join();
   std::size_t committed = 0;
   constexpr std::size_t batch = 10'000;
   for (std::size_t first = 0; first < from.size(); first += batch) {
-    const weave::txn::epoch_guard epoch = db.enter(worker);
+    const weave::epoch_guard epoch = db.enter(worker);
     weave::batched_scheduler{8}.run(
         first, std::min(first + batch, from.size()),
         [&](auto policy, std::size_t i) { return transfer<decltype(policy)>(db, accounts, from[i], to[i], 2'500); },

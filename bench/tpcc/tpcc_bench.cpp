@@ -74,7 +74,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses,
                  std::chrono::duration<double>(clock_type::now() - load_start).count());
   }
-  std::vector<txn::participant*> members;
+  std::vector<participant*> members;
   for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
   tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
   const auto percent = tpcc::mix_percentages(o.mix);
@@ -107,7 +107,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
         workers.emplace_back(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
       }
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
-        const txn::epoch_guard epoch = db.enter(*members[t]);
+        const epoch_guard epoch = db.enter(*members[t]);
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, 16 * cfg.batch, percent, tallies[t]);
       });
       double txn_per_s = 0;

@@ -287,7 +287,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   const context c{o, db, table};
 
   // Workers keep their participant across runs.
-  std::vector<txn::participant*> members;
+  std::vector<participant*> members;
   for (std::size_t t = 0; t < *std::max_element(o.threads.begin(), o.threads.end()); ++t) members.push_back(&db.join());
 
   struct config {
@@ -324,7 +324,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       }
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
-        const txn::epoch_guard epoch = db.enter(*members[t]);
+        const epoch_guard epoch = db.enter(*members[t]);
         if (o.key_bytes == 8) {
           run_mode<false>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
         } else {

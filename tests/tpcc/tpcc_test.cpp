@@ -70,10 +70,10 @@ TEST_F(tpcc, every_mode_keeps_the_database_consistent) {
       std::vector<std::thread> workers;
       for (std::uint32_t w = 0; w < 2; ++w) {
         workers.emplace_back([&, w] {
-          txn::participant& me = db_->join();
+          participant& me = db_->join();
           worker_state ws(shared, w + 1, 100 * static_cast<std::uint64_t>(m) + 10 * static_cast<std::uint64_t>(x) + w);
           for (int chunk = 0; chunk < 4; ++chunk) {
-            const txn::epoch_guard epoch = db_->enter(me);
+            const epoch_guard epoch = db_->enter(me);
             run_chunk(m, ws, 4, chunk % 2 == 1, 60, mix_percentages(x), tallies[w]);
           }
         });

@@ -3,7 +3,7 @@
 // unmanaged transaction keeps its snapshot, and concurrent workers read only
 // live memory (this test matters most under ASan and TSan).
 
-#include "weave/txn/epoch.hpp"
+#include "weave/memory/epoch.hpp"
 
 #include <gtest/gtest.h>
 

@@ -46,7 +46,7 @@
 #include "weave/tasks/annotated_task.hpp"
 #include "weave/tasks/task_allocator.hpp"
 #include "weave/tasks/task_pool.hpp"
-#include "weave/txn/epoch.hpp"
+#include "weave/memory/epoch.hpp"
 
 namespace weave::tasks {
 
@@ -112,7 +112,7 @@ struct alignas(64) worker_state {
   task_pool pool;
   task_allocator allocator;
   context ctx;
-  txn::participant* epoch = nullptr;
+  participant* epoch = nullptr;
   std::uint64_t reruns = 0;  // optimistic readers run again
 
   // Counted by this worker only (so a plain store adds); read by idle
@@ -225,7 +225,7 @@ class runtime {
         cpu_relax();
         continue;
       }
-      const txn::epoch_guard guard(*w.epoch, [] { return txn::participant::no_floor; });
+      const epoch_guard guard(*w.epoch, [] { return participant::no_floor; });
       for (std::size_t k = 0; k < epoch_span && !w.pool.empty(); ++k) {
         if ((k & 15) == 15 && !w.pool.inbox_empty()) w.pool.take_inbox();
         prefetch_ahead(w.pool);
@@ -356,7 +356,7 @@ class runtime {
 
   options options_;
   task_depot depot_;
-  txn::epoch_manager epochs_;
+  epoch_manager epochs_;
   std::vector<std::unique_ptr<worker_state>> workers_;
   alignas(64) std::atomic<bool> done_{false};
 };

@@ -47,7 +47,7 @@
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/olc_btree.hpp"
-#include "weave/txn/epoch.hpp"
+#include "weave/memory/epoch.hpp"
 #include "weave/txn/table.hpp"
 #include "weave/txn/version.hpp"
 

@@ -1,8 +1,9 @@
 #pragma once
 // Epoch-based reclamation, and the oldest snapshot still in use.
 //
-// A worker joins once and then brackets each batch of transactions with an
-// epoch_guard (not each transaction: entering costs a store and a fence).
+// A worker joins once and then brackets each batch of its work (transactions,
+// or a span of tasks in the task runtime) with an epoch_guard, not each
+// operation: entering costs a store and a fence.
 // Memory unlinked from a shared structure while readers may still hold it
 // (an aborted version, versions pruned from a chain) is retired with the
 // global epoch of the moment and freed once the epoch has advanced twice:
@@ -24,7 +25,7 @@
 #include <mutex>
 #include <vector>
 
-namespace weave::txn {
+namespace weave {
 
 class epoch_manager;
 
@@ -174,4 +175,4 @@ class epoch_guard {
   participant* p_;
 };
 
-}  // namespace weave::txn
+}  // namespace weave
