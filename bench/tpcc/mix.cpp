@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <stdexcept>
+#include <string_view>
 
 namespace weave::tpcc {
 
@@ -18,30 +20,49 @@ const char* kind_name(kind k) {
   return "?";
 }
 
-mix parse_mix(const std::string& name) {
-  if (name == "tpcc") return mix::tpcc;
-  if (name == "tpccr") return mix::tpccr;
-  if (name == "tpcch") return mix::tpcch;
-  throw std::invalid_argument(fmt::format("unknown mix '{}' (tpcc, tpccr or tpcch)", name));
+namespace {
+
+// One "kind=percent" term of a custom mix, added to `m`.
+void add_term(std::string_view term, mix& m) {
+  const auto fail = [&](std::string_view why) {
+    throw std::invalid_argument(fmt::format("bad mix term '{}': {}", term, why));
+  };
+  const std::size_t eq = term.find('=');
+  if (eq == std::string_view::npos) fail("expected kind=percent");
+  const std::string_view name = term.substr(0, eq), number = term.substr(eq + 1);
+  std::size_t k = 0;
+  while (k < kinds && name != kind_name(static_cast<kind>(k))) ++k;
+  if (k == kinds) fail("kinds are new_order, payment, order_status, delivery, stock_level, q2");
+  unsigned percent = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
+  if (error != std::errc{} || end != number.data() + number.size() || percent > 100) fail("percent is 0 to 100");
+  if (m.percent[k] != 0) fail("kind given twice");
+  m.percent[k] = percent;
 }
 
-const char* mix_name(mix m) {
-  switch (m) {
-    case mix::tpcc: return "tpcc";
-    case mix::tpccr: return "tpccr";
-    case mix::tpcch: return "tpcch";
-  }
-  return "?";
-}
+}  // namespace
 
-std::array<unsigned, kinds> mix_percentages(mix m) {
-  //        new_order payment order_status delivery stock_level q2
-  switch (m) {
-    case mix::tpcc: return {45, 43, 4, 4, 4, 0};
-    case mix::tpccr: return {0, 0, 50, 0, 50, 0};
-    case mix::tpcch: return {40, 38, 4, 4, 4, 10};
+mix parse_mix(const std::string& text) {
+  //                                             new_order payment order_status delivery stock_level q2
+  if (text == "tpcc") return {text, {45, 43, 4, 4, 4, 0}};
+  if (text == "tpccr") return {text, {0, 0, 50, 0, 50, 0}};
+  if (text == "tpcch") return {text, {40, 38, 4, 4, 4, 10}};
+  if (text.find('=') == std::string::npos) {
+    throw std::invalid_argument(
+        fmt::format("unknown mix '{}' (tpcc, tpccr, tpcch, or percentages such as new_order=50,payment=50)", text));
   }
-  return {};
+  mix m{text, {}};
+  std::string_view rest = text;
+  for (;;) {
+    const std::size_t comma = rest.find(',');
+    add_term(rest.substr(0, comma), m);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  unsigned total = 0;
+  for (const unsigned p : m.percent) total += p;
+  if (total != 100) throw std::invalid_argument(fmt::format("mix '{}' adds up to {}%, not 100%", text, total));
+  return m;
 }
 
 kind draw(const std::array<unsigned, kinds>& percent, random_source& r) {

@@ -33,7 +33,7 @@ std::size_t configurations_seconds(const tpcc_options& o) {
 }
 
 std::size_t new_order_room(const tpcc_options& o) {
-  const double share = tpcc::mix_percentages(o.mix)[0] / 100.0;
+  const double share = o.mix.percent[0] / 100.0;
   return static_cast<std::size_t>(max_new_orders_per_second * share *
                                   static_cast<double>(configurations_seconds(o))) +
          10'000;
@@ -77,7 +77,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   std::vector<participant*> members;
   for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
   tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
-  const auto percent = tpcc::mix_percentages(o.mix);
+  const auto percent = o.mix.percent;
 
   struct config {
     std::size_t threads, batch;
@@ -128,8 +128,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j;
     j["bench"] = "tpcc";
     j["warehouses"] = o.warehouses;
-    j["mix"] = tpcc::mix_name(o.mix);
-    if (o.mix == tpcc::mix::tpcch) j["suppliers"] = o.suppliers;
+    j["mix"] = o.mix.name;
+    if (o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] > 0) j["suppliers"] = o.suppliers;
     j["threads"] = cfg.threads;
     j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
     j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";

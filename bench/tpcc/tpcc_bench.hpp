@@ -17,7 +17,7 @@ namespace weave::bench {
 
 struct tpcc_options {
   std::uint32_t warehouses = 4;
-  tpcc::mix mix = tpcc::mix::tpcc;
+  tpcc::mix mix = tpcc::parse_mix("tpcc");
   std::uint32_t suppliers = 100;  // per Q2*
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};

@@ -60,6 +60,8 @@ expect_usage_error bench ycsb --repeat 0
 expect_usage_error bench tpcc --warehouses 0
 expect_usage_error bench tpcc --warehouses 5000
 expect_usage_error bench tpcc --mix tpce
+expect_usage_error bench tpcc --mix q2=60,payment=30
+expect_usage_error bench tpcc --mix q2=100,audit=0
 expect_usage_error bench tpcc --modes coro,turbo
 expect_usage_error bench tpcc --suppliers 5000
 expect_usage_error bench tpcc --isolation rc
