@@ -241,7 +241,7 @@ task<std::optional<std::uint64_t>> lookup_or_update(olc_btree& tree, std::uint64
     co_return value_for(key) + 1;
   }
   olc_btree::descent d(tree, key);
-  while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+  while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }
 

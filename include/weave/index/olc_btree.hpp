@@ -85,7 +85,9 @@ class basic_olc_btree {
   // locked, the rest a counter bumped by every unlock.
   static constexpr std::uint64_t locked_bit = 2;
 
-  struct node {
+  // Aligned to a cache line (as the arena places them), so that prefetching
+  // one is a fixed run of prefetch instructions.
+  struct alignas(machine::cache_line) node {
     std::atomic<std::uint64_t> version{0};
     std::atomic<std::uint32_t> count{0};
     const bool leaf;
@@ -365,12 +367,13 @@ using olc_string_btree = basic_olc_btree<byte_key>;
 // frame of its own:
 //
 //   olc_btree::descent d(tree, key);
-//   while (const auto* next = d.step()) co_await prefetch<Policy>(next, olc_btree::node_bytes, d.cold());
+//   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
 //   d.value() ...
 template <class Key>
 class basic_olc_btree<Key>::descent {
  public:
-  descent(const basic_olc_btree& tree, const Key& key) noexcept : tree_(&tree), key_(key) {}
+  descent(const basic_olc_btree& tree, const Key& key) noexcept
+      : tree_(&tree), key_(key), hot_levels_(tree.hot_levels()) {}
 
   const node* step() noexcept {
     for (;;) {
@@ -404,7 +407,7 @@ class basic_olc_btree<Key>::descent {
           continue;
         }
         child_ = c;
-        cold_ = depth_++ >= tree_->hot_levels();
+        cold_ = depth_++ >= hot_levels_;
         return c;
       }
       const unsigned pos = n_->lower_bound(key_);
@@ -436,6 +439,7 @@ class basic_olc_btree<Key>::descent {
 
   const basic_olc_btree* tree_;
   Key key_;
+  unsigned hot_levels_;  // read once: it costs a few loads and a compare
   const node* n_ = nullptr;
   const node* child_ = nullptr;
   std::uint64_t v_ = 0;
@@ -478,7 +482,7 @@ bool basic_olc_btree<Key>::remove(const Key& key) {
 template <execution_policy Policy, class Key>
 task<std::optional<std::uint64_t>> lookup(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> key) {
   typename basic_olc_btree<Key>::descent d(tree, key);
-  while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
+  while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }
 
@@ -494,7 +498,7 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
   bool past_end = false;
   while (taken < limit && !past_end) {
     typename tree_type::descent d(tree, from);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, tree_type::node_bytes, d.cold());
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     const node* n = d.leaf();
     std::uint64_t v = d.leaf_version();
     bool restart = false;
@@ -521,7 +525,7 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
         past_end = true;
         break;
       }
-      co_await prefetch<Policy>(next, tree_type::node_bytes, tree.hot_levels() != ~0u);
+      co_await prefetch<Policy>(*next, tree.hot_levels() != ~0u);
       const auto nv = tree_type::read_lock(*next);
       if (!nv) {
         restart = true;

@@ -448,7 +448,7 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<std::optional<std::string_view>> read(const table& t, const basic_olc_btree<Key>& index, Key key) {
     typename basic_olc_btree<Key>::descent d(index, key);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) co_return std::nullopt;
     chain_cursor c(t, *d.value());
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
@@ -466,7 +466,7 @@ class transaction {
   task<status> update(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value) {
     if (state_ != state::active) co_return status::conflict;
     typename basic_olc_btree<Key>::descent d(index, key);
-    while (const auto* next = d.step()) co_await prefetch<Policy>(next, basic_olc_btree<Key>::node_bytes, d.cold());
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) co_return status::not_found;
     chain_cursor c(t, *d.value());
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());

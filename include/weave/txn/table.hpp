@@ -72,10 +72,10 @@ class table {
   template <class Key>
   const basic_olc_btree<Key>& index_of() const {
     if constexpr (std::is_same_v<Key, byte_key>) {
-      if (keys_ != key_kind::bytes) throw std::invalid_argument("table '" + name_ + "' has integer keys");
+      if (keys_ != key_kind::bytes) wrong_key_kind();
       return string_index_;
     } else {
-      if (keys_ != key_kind::integer) throw std::invalid_argument("table '" + name_ + "' has byte-string keys");
+      if (keys_ != key_kind::integer) wrong_key_kind();
       return index_;
     }
   }
@@ -106,6 +106,12 @@ class table {
   }
 
  private:
+  // Out of index_of, which then stays small enough to inline into each read.
+  [[noreturn, gnu::cold, gnu::noinline]] void wrong_key_kind() const {
+    throw std::invalid_argument("table '" + name_ + "' has " +
+                                (keys_ == key_kind::bytes ? "byte-string" : "integer") + " keys");
+  }
+
   std::string name_;
   key_kind keys_;
   mutable huge_buffer<version*> heads_;  // zero-filled: no version yet
