@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 #include <stdexcept>
 #include <string_view>
@@ -22,8 +23,9 @@ const char* kind_name(kind k) {
 
 namespace {
 
-// One "kind=percent" term of a custom mix, added to `m`.
-void add_term(std::string_view term, mix& m) {
+// One "kind=percent" term of a custom mix, added to `m`; `seen` marks the
+// kinds named so far.
+void add_term(std::string_view term, mix& m, std::array<bool, kinds>& seen) {
   const auto fail = [&](std::string_view why) {
     throw std::invalid_argument(fmt::format("bad mix term '{}': {}", term, why));
   };
@@ -36,7 +38,8 @@ void add_term(std::string_view term, mix& m) {
   unsigned percent = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
   if (error != std::errc{} || end != number.data() + number.size() || percent > 100) fail("percent is 0 to 100");
-  if (m.percent[k] != 0) fail("kind given twice");
+  if (seen[k]) fail("kind given twice");
+  seen[k] = true;
   m.percent[k] = percent;
 }
 
@@ -52,10 +55,11 @@ mix parse_mix(const std::string& text) {
         fmt::format("unknown mix '{}' (tpcc, tpccr, tpcch, or percentages such as new_order=50,payment=50)", text));
   }
   mix m{text, {}};
+  std::array<bool, kinds> seen{};
   std::string_view rest = text;
   for (;;) {
     const std::size_t comma = rest.find(',');
-    add_term(rest.substr(0, comma), m);
+    add_term(rest.substr(0, comma), m, seen);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }

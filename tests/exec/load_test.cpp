@@ -42,5 +42,13 @@ TEST(prefetch, an_aligned_object_is_prefetched_whole) {
   EXPECT_TRUE(prefetch<sequential_policy>(object).await_ready());
 }
 
+// The object form needs a type aligned to a line, and a pointer with a flag
+// (a forgotten `*`) does not compile.
+template <class Arg>
+concept prefetchable = requires(const Arg& a) { prefetch<interleaved_policy>(a, true); };
+static_assert(prefetchable<three_lines>);
+static_assert(!prefetchable<int>);
+static_assert(!prefetchable<const three_lines*>);
+
 }  // namespace
 }  // namespace weave

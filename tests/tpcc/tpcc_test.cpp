@@ -103,7 +103,7 @@ TEST(tpcc_mix, named_and_custom_mixes_parse_and_bad_ones_are_refused) {
   EXPECT_EQ(only_q2.percent, (std::array<unsigned, kinds>{0, 0, 0, 0, 0, 100}));
   EXPECT_EQ(parse_mix("payment=50,new_order=50").percent, (std::array<unsigned, kinds>{50, 50, 0, 0, 0, 0}));
   for (const char* bad : {"tpc", "", "q2=99", "q2=50,q2=50", "q3=100", "q2=", "q2=x", "q2=100,", "q2=101",
-                          "new_order=60,payment=60", "q2=-1"}) {
+                          "new_order=60,payment=60", "q2=-1", "q2=0,q2=100", "new_order=4294967295,payment=101"}) {
     EXPECT_THROW(parse_mix(bad), std::invalid_argument) << bad;
   }
   // Draws follow the percentages: a kind at 0% never comes up.

@@ -15,6 +15,7 @@
 // scheduler reads after resume() returns. Nested tasks therefore need no help
 // from their parents: the innermost frame is what gets resumed next.
 
+#include <concepts>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
@@ -132,5 +133,11 @@ template <execution_policy Policy, class T>
 prefetch_awaitable<Policy> prefetch(const T& object, bool miss_likely = true) noexcept {
   return {{}, std::assume_aligned<alignof(T)>(&object), sizeof(T), miss_likely};
 }
+// A pointer where the object was meant (prefetch(node, cold) for
+// prefetch(*node, cold)) would otherwise take the form above with 0 or 1
+// bytes.
+template <execution_policy Policy, class Flag>
+  requires std::same_as<Flag, bool>
+void prefetch(const void* ptr, Flag miss_likely) = delete;
 
 }  // namespace weave
