@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace weave::tpcc {
@@ -34,7 +35,13 @@ void add_term(std::string_view term, mix& m, std::array<bool, kinds>& seen) {
   const std::string_view name = term.substr(0, eq), number = term.substr(eq + 1);
   std::size_t k = 0;
   while (k < kinds && name != kind_name(static_cast<kind>(k))) ++k;
-  if (k == kinds) fail("kinds are new_order, payment, order_status, delivery, stock_level, q2");
+  if (k == kinds) {
+    std::string known;
+    for (std::size_t i = 0; i < kinds; ++i) {
+      known += fmt::format("{}{}", i == 0 ? "" : ", ", kind_name(static_cast<kind>(i)));
+    }
+    fail("kinds are " + known);
+  }
   unsigned percent = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
   if (error != std::errc{} || end != number.data() + number.size() || percent > 100) fail("percent is 0 to 100");

@@ -2,7 +2,7 @@
 # TPC-CH taken apart (docs/results/tpcc.md): Q2* alone, NewOrder and Payment
 # alone, StockLevel and OrderStatus alone, at 100 warehouses; then Q2* alone
 # on one thread against batch size. Run from the repository root after
-# ./build.sh release; about 8 minutes.
+# ./build.sh release; 4-6 minutes.
 set -euo pipefail
 w=build/release/weave
 out=docs/results/raw

@@ -84,9 +84,8 @@ TEST_F(tpcc, every_mode_keeps_the_database_consistent) {
       }
       for (auto& th : workers) th.join();
       tallies[0].add(tallies[1]);
-      const auto percent = x.percent;
       for (std::size_t k = 0; k < kinds; ++k) {
-        if (percent[k] >= 10) {
+        if (x.percent[k] >= 10) {
           EXPECT_GT(tallies[0].commits[k], 0u) << mode_name(m) << " " << x.name << " " << kind_name(kind(k));
         }
       }
