@@ -49,7 +49,7 @@ std::size_t cache_bytes(unsigned level, int sysconf_name, std::size_t fallback) 
 
 }  // namespace
 
-std::size_t detail::read_l2_bytes() noexcept { return cache_bytes(2, _SC_LEVEL2_CACHE_SIZE, std::size_t{256} << 10); }
+std::size_t detail::read_l1d_bytes() noexcept { return cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, std::size_t{32} << 10); }
 
 std::size_t detail::read_llc_bytes() noexcept { return cache_bytes(3, _SC_LEVEL3_CACHE_SIZE, std::size_t{8} << 20); }
 
@@ -75,11 +75,14 @@ std::size_t available_bytes() noexcept {
 }
 
 unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept {
-  // A level stays cached only if its lines are reused before the lookups in
-  // flight evict them; at 2 GiB, levels sized to fill L2 measured slower than
-  // suspending almost everywhere (docs/results/lookups.md), so only the few
-  // lines of the very top count as hot.
-  const std::size_t budget = l2_bytes() / 256;
+  // A level is worth running without suspending only while its probes hit
+  // L1: a chain of dependent L2 hits (about 16 cycles each) costs more than
+  // suspending on them, and lines are reused only if the lookups in flight
+  // do not evict them first, so the top levels may take a sixty-fourth of
+  // L1 (binary search on 2 GiB: three levels with a 48 KiB L1, 313 ns a
+  // lookup against 397 ns with the seven that a 2 MiB L2 gave; see
+  // docs/results/lookups.md).
+  const std::size_t budget = l1d_bytes() / 64;
   std::size_t level_bytes = node_bytes;
   std::size_t total = 0;
   unsigned levels = 0;

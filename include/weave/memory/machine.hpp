@@ -9,14 +9,13 @@ namespace weave::machine {
 inline constexpr std::size_t cache_line = 64;
 
 namespace detail {
-std::size_t read_l2_bytes() noexcept;
+std::size_t read_l1d_bytes() noexcept;
 std::size_t read_llc_bytes() noexcept;
 }  // namespace detail
 
-// Per-core L2 size in bytes (a conservative 256 KiB when the OS does not say).
-// Asked once: operations consult the cache sizes on their hot paths.
-inline std::size_t l2_bytes() noexcept {
-  static const std::size_t bytes = detail::read_l2_bytes();
+// Per-core L1 data cache size in bytes (32 KiB when the OS does not say).
+inline std::size_t l1d_bytes() noexcept {
+  static const std::size_t bytes = detail::read_l1d_bytes();
   return bytes;
 }
 
@@ -33,8 +32,8 @@ void pin_thread(std::size_t index) noexcept;
 std::size_t available_bytes() noexcept;
 
 // How many top levels of a search structure whose level k holds
-// `fanout`^k nodes of `node_bytes` stay in the L2 cache: suspending there
-// only costs a switch.
+// `fanout`^k nodes of `node_bytes` stay in the L1 data cache, where a probe
+// costs less than a suspension.
 unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept;
 
 // Whether a structure of `bytes` stays in the last-level cache alongside
