@@ -45,7 +45,7 @@ struct lookup_cli {
     app.add_option("--keys", keys, "keys in the structure (suffixes: K M G, Ki Mi Gi)")->capture_default_str();
     app.add_option("--lookups", lookups, "lookups per run")->capture_default_str();
     app.add_option("--threads", threads, "comma-separated thread counts")->capture_default_str();
-    app.add_option("--variants", variants, "naive,gp,amac,coro,coro-sequential,auto")->capture_default_str();
+    app.add_option("--variants", variants, "naive,gp,amac,coro,coro-task,coro-sequential,auto")->capture_default_str();
     app.add_option("--group", groups, "comma-separated group sizes, or 'auto' for the model's")
         ->capture_default_str();
     app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();

@@ -13,7 +13,8 @@ namespace weave::bench {
 
 namespace {
 
-bool uses_group(variant v) { return v == variant::gp || v == variant::amac || v == variant::coro; }
+bool is_coro(variant v) { return v == variant::coro || v == variant::coro_task; }
+bool uses_group(variant v) { return v == variant::gp || v == variant::amac || is_coro(v); }
 
 struct config {
   variant v;
@@ -109,7 +110,7 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
     const bool is_auto = cfg.v == variant::adaptive;
     rows.push_back({cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, median(cfg.ns), cfg.checksum,
                     static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
-                    is_auto ? cfg.interleaved : cfg.v == variant::coro});
+                    is_auto ? cfg.interleaved : is_coro(cfg.v)});
   }
   return rows;
 }
@@ -132,7 +133,7 @@ nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workl
   j["ns_per_lookup"] = row.ns_per_lookup;
   j["checksum"] = row.checksum;
   if (row.v == variant::adaptive) j["interleaved"] = row.interleaved;
-  if (row.v == variant::coro) {
+  if (is_coro(row.v)) {
     j["misses_per_lookup"] = row.suspensions_per_lookup;
     if (options.ns_per_miss > 0) {
       // Each thread has its own core and its own misses in flight.

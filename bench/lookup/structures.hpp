@@ -57,9 +57,10 @@ struct binary_search_int {
   }
   static key key_at(const structure& s, std::uint64_t, std::size_t i) { return s[i]; }
 
-  template <class Policy>
-  static auto lookup(const structure& s, key k) {
-    return lower_bound<Policy>(s, k);
+  // One key, or a stream of them.
+  template <class Policy, class Request>
+  static auto lookup(const structure& s, Request request) {
+    return lower_bound<Policy>(s, std::move(request));
   }
 };
 
@@ -84,9 +85,10 @@ struct binary_search_str {
   }
   static key key_at(const structure& s, std::uint64_t, std::size_t i) { return s[i]; }
 
-  template <class Policy>
-  static auto lookup(const structure& s, const key& k) {
-    return lower_bound<Policy>(s, k);
+  // One key, or a stream of them.
+  template <class Policy, class Request>
+  static auto lookup(const structure& s, Request request) {
+    return lower_bound<Policy>(s, std::move(request));
   }
 };
 
@@ -111,9 +113,10 @@ struct hash_probe {
   // The table does not keep its keys in order; the generator recomputes them.
   static key key_at(const structure&, std::uint64_t seed, std::size_t i) { return key_of(i, seed); }
 
-  template <class Policy>
-  static auto lookup(const structure& s, key k) {
-    return find<Policy>(s, k);
+  // One key, or a stream of them.
+  template <class Policy, class Request>
+  static auto lookup(const structure& s, Request request) {
+    return find<Policy>(s, std::move(request));
   }
 };
 
@@ -134,9 +137,10 @@ struct btree_lookup {
   }
   static key key_at(const structure&, std::uint64_t seed, std::size_t i) { return key_of(i, seed); }
 
-  template <class Policy>
-  static auto lookup(const structure& s, key k) {
-    return find<Policy>(s, k);
+  // One key, or a stream of them.
+  template <class Policy, class Request>
+  static auto lookup(const structure& s, Request request) {
+    return find<Policy>(s, std::move(request));
   }
 };
 

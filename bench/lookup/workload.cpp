@@ -11,7 +11,8 @@ namespace {
 constexpr std::pair<variant, std::string_view> variant_names[] = {
     {variant::naive, "naive"},  {variant::gp, "gp"},
     {variant::amac, "amac"},    {variant::coro, "coro"},
-    {variant::coro_sequential, "coro-sequential"}, {variant::adaptive, "auto"}};
+    {variant::coro_task, "coro-task"}, {variant::coro_sequential, "coro-sequential"},
+    {variant::adaptive, "auto"}};
 
 template <class Traits>
 std::unique_ptr<lookup_workload> build(const workload_spec& spec, bool verbose) {
@@ -47,7 +48,7 @@ variant parse_variant(std::string_view name) {
   for (const auto& [value, n] : variant_names)
     if (n == name) return value;
   throw std::invalid_argument(
-      fmt::format("unknown variant '{}' (choose naive, gp, amac, coro, coro-sequential or auto)", name));
+      fmt::format("unknown variant '{}' (choose naive, gp, amac, coro, coro-task, coro-sequential or auto)", name));
 }
 
 std::size_t estimated_bytes(const workload_spec& spec) {

@@ -18,7 +18,9 @@
 
 namespace weave::bench {
 
-enum class variant { naive, gp, amac, coro, coro_sequential, adaptive };
+// coro, coro-sequential and auto run each structure's streamed lookup (one
+// coroutine per slot loops over lookups); coro-task starts a task per lookup.
+enum class variant { naive, gp, amac, coro, coro_task, coro_sequential, adaptive };
 
 std::string_view variant_name(variant v);
 variant parse_variant(std::string_view name);  // throws std::invalid_argument
@@ -77,22 +79,30 @@ class structure_workload final : public lookup_workload {
     auto make = [&](auto policy, std::size_t i) {
       return Traits::template lookup<decltype(policy)>(structure_, keys_[i]);
     };
+    auto streamed_lookups = streamed(
+        [&](auto policy, auto requests) { return Traits::template lookup<decltype(policy)>(structure_, requests); },
+        [keys = keys_.data()](std::size_t i) { return keys[i]; });
     auto sink = [&](std::size_t, const auto& value) { r.checksum += checksum_term(value); };
     switch (v) {
       case variant::naive: r.checksum = baselines::naive_lookup(structure_, keys); break;
       case variant::gp: r.checksum = baselines::gp_lookup(structure_, keys, group); break;
       case variant::amac: r.checksum = baselines::amac_lookup(structure_, keys, group); break;
       case variant::coro:
+        r.suspensions = interleaved_scheduler{group}.run(first, last, streamed_lookups, sink).suspensions;
+        r.interleaved = true;
+        r.group = group;
+        break;
+      case variant::coro_task:
         r.suspensions = interleaved_scheduler{group}.run(first, last, make, sink).suspensions;
         r.interleaved = true;
         r.group = group;
         break;
       case variant::coro_sequential:
-        r.suspensions = sequential_scheduler{}.run(first, last, make, sink).suspensions;
+        r.suspensions = sequential_scheduler{}.run(first, last, streamed_lookups, sink).suspensions;
         break;
       case variant::adaptive: {
         adaptive_scheduler scheduler{options};
-        r.suspensions = scheduler.run(first, last, make, sink).suspensions;
+        r.suspensions = scheduler.run(first, last, streamed_lookups, sink).suspensions;
         r.interleaved = scheduler.decision().interleave;
         r.group = r.interleaved ? scheduler.decision().group : 1;
         break;

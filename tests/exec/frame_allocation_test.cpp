@@ -73,6 +73,14 @@ TEST(frame_allocation, hash_probe_allocates_nothing_per_lookup) {
       [&](auto policy, std::size_t i) { return find<decltype(policy)>(table, i * 11); });
 }
 
+TEST(frame_allocation, streamed_hash_probes_allocate_nothing_per_lookup) {
+  hash_table table(1 << 14);
+  for (std::uint32_t k = 0; k < (1 << 14); ++k) table.insert(k * 11, k);
+  expect_no_allocation_in_any_scheduler(
+      streamed([&](auto policy, auto requests) { return find<decltype(policy)>(table, requests); },
+               [](std::size_t i) { return std::uint64_t{i * 11}; }));
+}
+
 TEST(frame_allocation, btree_lookup_allocates_nothing_per_lookup) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
   for (std::uint64_t k = 0; k < 50'000; ++k) pairs.emplace_back(k * 2, k);

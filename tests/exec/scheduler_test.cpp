@@ -9,6 +9,7 @@
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/load.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 
 namespace weave {
@@ -103,17 +104,29 @@ task<std::size_t> may_throw(int* live, const std::vector<int>& data, std::size_t
   co_return i;
 }
 
+// The streamed form of may_throw: one frame loops over the requests of a slot.
+template <class Policy, request_stream<std::size_t, std::size_t> Requests>
+typename Requests::task_type streamed_may_throw(int* live, const std::vector<int>& data, Requests requests) {
+  while (requests.next()) requests.deliver(co_await may_throw(live, data, requests.argument()));
+  co_return requests.finish();
+}
+
 TEST(schedulers, an_exception_reaches_the_caller_and_frees_every_frame_in_flight) {
   const std::vector<int> data(8, 1);
   int live = 0;
-  auto make = [&](auto, std::size_t i) { return may_throw(&live, data, i); };
   auto ignore = [](std::size_t, std::size_t) {};
-  EXPECT_THROW(interleaved_scheduler{8}.run(100, make, ignore), std::runtime_error);
-  EXPECT_EQ(live, 0);
-  EXPECT_THROW(batched_scheduler{8}.run(100, make, ignore), std::runtime_error);
-  EXPECT_EQ(live, 0);
-  EXPECT_THROW(sequential_scheduler{}.run(100, make, ignore), std::runtime_error);
-  EXPECT_EQ(live, 0);
+  auto expect_throw_and_no_frame_left = [&](const auto& make) {
+    EXPECT_THROW(interleaved_scheduler{8}.run(100, make, ignore), std::runtime_error);
+    EXPECT_EQ(live, 0);
+    EXPECT_THROW(batched_scheduler{8}.run(100, make, ignore), std::runtime_error);
+    EXPECT_EQ(live, 0);
+    EXPECT_THROW(sequential_scheduler{}.run(100, make, ignore), std::runtime_error);
+    EXPECT_EQ(live, 0);
+  };
+  expect_throw_and_no_frame_left([&](auto, std::size_t i) { return may_throw(&live, data, i); });
+  expect_throw_and_no_frame_left(streamed(
+      [&](auto policy, auto requests) { return streamed_may_throw<decltype(policy)>(&live, data, requests); },
+      [](std::size_t i) { return i; }));
 }
 
 TEST(schedulers, reject_group_sizes_outside_one_to_256) {

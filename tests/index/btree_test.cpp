@@ -34,6 +34,11 @@ void check_against_multimap(std::size_t n, double fill, std::mt19937_64& rng) {
   testing::expect_every_mode<std::optional<std::uint64_t>>(lookups.size(), [&](auto policy, std::size_t i) {
     return find<decltype(policy)>(tree, lookups[i]);
   }, expected);
+  testing::expect_every_mode<std::optional<std::uint64_t>>(
+      lookups.size(),
+      streamed([&](auto policy, auto requests) { return find<decltype(policy)>(tree, requests); },
+               [&](std::size_t i) { return lookups[i]; }),
+      expected);
 }
 
 TEST(btree, find_matches_multimap_in_every_mode) {

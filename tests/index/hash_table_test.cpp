@@ -36,6 +36,11 @@ void check_against_unordered_map(std::size_t n, double load_factor, std::mt19937
   testing::expect_every_mode<std::optional<std::uint32_t>>(lookups.size(), [&](auto policy, std::size_t i) {
     return find<decltype(policy)>(table, lookups[i]);
   }, expected);
+  testing::expect_every_mode<std::optional<std::uint32_t>>(
+      lookups.size(),
+      streamed([&](auto policy, auto requests) { return find<decltype(policy)>(table, requests); },
+               [&](std::size_t i) { return lookups[i]; }),
+      expected);
 }
 
 TEST(hash_table, find_matches_unordered_map_in_every_mode) {
@@ -58,6 +63,11 @@ TEST(hash_table, long_chains_are_followed_to_the_end) {
   testing::expect_every_mode<std::optional<std::uint32_t>>(expected.size(), [&](auto policy, std::size_t i) {
     return find<decltype(policy)>(table, i);
   }, expected);
+  testing::expect_every_mode<std::optional<std::uint32_t>>(
+      expected.size(),
+      streamed([&](auto policy, auto requests) { return find<decltype(policy)>(table, requests); },
+               [](std::size_t i) { return std::uint64_t{i}; }),
+      expected);
 }
 
 TEST(hash_table, a_full_table_refuses_inserts_and_an_empty_one_finds_nothing) {

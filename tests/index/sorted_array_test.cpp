@@ -37,6 +37,11 @@ void check_int_array(std::size_t n, unsigned hot_levels, std::mt19937_64& rng) {
   testing::expect_every_mode<std::size_t>(lookups.size(), [&](auto policy, std::size_t i) {
     return lower_bound<decltype(policy)>(array, lookups[i]);
   }, expected);
+  testing::expect_every_mode<std::size_t>(
+      lookups.size(),
+      streamed([&](auto policy, auto requests) { return lower_bound<decltype(policy)>(array, requests); },
+               [&](std::size_t i) { return lookups[i]; }),
+      expected);
 }
 
 TEST(sorted_array, lower_bound_matches_std_lower_bound_in_every_mode) {
@@ -79,6 +84,11 @@ TEST(sorted_array, lower_bound_over_16_byte_strings_matches_std_lower_bound) {
     testing::expect_every_mode<std::size_t>(lookups.size(), [&](auto policy, std::size_t i) {
       return lower_bound<decltype(policy)>(array, lookups[i]);
     }, expected);
+    testing::expect_every_mode<std::size_t>(
+        lookups.size(),
+        streamed([&](auto policy, auto requests) { return lower_bound<decltype(policy)>(array, requests); },
+                 [&](std::size_t i) { return lookups[i]; }),
+        expected);
   }
 }
 

@@ -1,17 +1,21 @@
 #pragma once
 // Runs the same requests under every scheduler, so that each data structure is
-// checked against its oracle in every execution mode.
+// checked against its oracle in every execution mode. `make` is either
+// make(policy, i) -> task of request i, or streamed(operation, argument_of):
+// then the operation also runs over one request at a time (one_request).
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
 
@@ -45,7 +49,14 @@ std::vector<std::pair<std::string, std::vector<R>>> run_every_mode(std::size_t c
   collect("adaptive", adaptive_scheduler{small});
   {
     std::vector<R> out(count);
-    for (std::size_t i = 0; i < count; ++i) out[i] = sync_wait(make(interleaved, i));
+    for (std::size_t i = 0; i < count; ++i) {
+      if constexpr (detail::is_streamed<Make>) {
+        using argument = std::remove_cvref_t<decltype(make.argument_of(i))>;
+        out[i] = sync_wait(make.operation(interleaved, one_request<argument, R>{make.argument_of(i)}));
+      } else {
+        out[i] = sync_wait(make(interleaved, i));
+      }
+    }
     runs.emplace_back("sync_wait", std::move(out));
   }
   return runs;

@@ -11,6 +11,7 @@
 #include "weave/exec/detail/completion.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/policy.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/run_stats.hpp"
 
 namespace weave {
@@ -21,12 +22,20 @@ class basic_sequential_scheduler {
   template <class Make, class Sink>
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) const {
     run_stats stats;
-    for (std::size_t i = first; i < last; ++i) {
-      if constexpr (std::is_void_v<typename detail::task_of<Make, Policy>::value_type>) {
-        complete(make, i, stats);
-        sink(i);
-      } else {
-        sink(i, complete(make, i, stats));
+    if constexpr (detail::is_streamed<std::remove_cvref_t<Make>>) {
+      // One task of the operation runs every request, in its own loop.
+      detail::shared_requests<std::remove_reference_t<Make>, std::remove_reference_t<Sink>> shared{
+          make, sink, first, last};
+      auto slot = detail::slot_task<Policy>(shared);
+      finish(slot, stats);
+    } else {
+      for (std::size_t i = first; i < last; ++i) {
+        if constexpr (std::is_void_v<typename detail::task_of<Make, Policy>::value_type>) {
+          complete(make, i, stats);
+          sink(i);
+        } else {
+          sink(i, complete(make, i, stats));
+        }
       }
     }
     stats.requests = last - first;
@@ -49,6 +58,12 @@ class basic_sequential_scheduler {
   static typename detail::task_of<Make, Policy>::value_type complete(Make& make, std::size_t i,
                                                                     run_stats& stats) {
     auto op = make(Policy{}, i);
+    return finish(op, stats);
+  }
+
+  // Resumes `op` until it ends; returns its result.
+  template <class T>
+  static T finish(task<T>& op, run_stats& stats) {
     op.handle().resume();
     while (!op.done()) {
       ++stats.suspensions;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "weave/exec/load.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/memory/huge_buffer.hpp"
 #include "weave/memory/machine.hpp"
@@ -179,28 +180,38 @@ class btree {
   std::uint32_t root_ = 0;
 };
 
+// For each key of `requests`, the value of the first entry whose key equals
+// it, if any.
+template <execution_policy Policy, request_stream<std::uint64_t, std::optional<std::uint64_t>> Requests>
+typename Requests::task_type find(const btree& tree, Requests requests) {
+  while (requests.next()) {
+    const std::uint64_t key = requests.argument();
+    std::uint32_t node = tree.root();
+    unsigned depth = 0;
+    // The top levels are cached: a plain descent, state in registers.
+    for (; depth < tree.inner_levels() && depth < tree.hot_levels(); ++depth) {
+      const btree::inner_node& inner = tree.inner(node);
+      node = inner.first_child + inner.child_for(key);
+    }
+    for (; depth < tree.inner_levels(); ++depth) {
+      const btree::inner_node& inner = tree.inner(node);
+      // Hides the miss on an inner node below the cached levels (all four lines).
+      co_await prefetch<Policy>(&inner, sizeof inner);
+      node = inner.first_child + inner.child_for(key);
+    }
+    const btree::leaf_node& leaf = tree.leaf(node);
+    // Hides the miss on the leaf, unless the whole tree is cached.
+    co_await prefetch<Policy>(&leaf, sizeof leaf, depth >= tree.hot_levels());
+    const std::uint32_t pos = leaf.position_of(key);
+    requests.deliver(pos < leaf.count && leaf.keys[pos] == key ? std::optional(leaf.values[pos]) : std::nullopt);
+  }
+  co_return requests.finish();
+}
+
 // The value of the first entry whose key equals `key`, if any.
 template <execution_policy Policy>
 task<std::optional<std::uint64_t>> find(const btree& tree, std::uint64_t key) {
-  std::uint32_t node = tree.root();
-  unsigned depth = 0;
-  // The top levels are cached: a plain descent, state in registers.
-  for (; depth < tree.inner_levels() && depth < tree.hot_levels(); ++depth) {
-    const btree::inner_node& inner = tree.inner(node);
-    node = inner.first_child + inner.child_for(key);
-  }
-  for (; depth < tree.inner_levels(); ++depth) {
-    const btree::inner_node& inner = tree.inner(node);
-    // Hides the miss on an inner node below the cached levels (all four lines).
-    co_await prefetch<Policy>(&inner, sizeof inner);
-    node = inner.first_child + inner.child_for(key);
-  }
-  const btree::leaf_node& leaf = tree.leaf(node);
-  // Hides the miss on the leaf, unless the whole tree is cached.
-  co_await prefetch<Policy>(&leaf, sizeof leaf, depth >= tree.hot_levels());
-  const std::uint32_t pos = leaf.position_of(key);
-  if (pos < leaf.count && leaf.keys[pos] == key) co_return leaf.values[pos];
-  co_return std::nullopt;
+  return find<Policy>(tree, one_request<std::uint64_t, std::optional<std::uint64_t>>{key});
 }
 
 }  // namespace weave

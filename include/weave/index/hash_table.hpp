@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "weave/exec/load.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/memory/huge_buffer.hpp"
 
@@ -99,19 +100,36 @@ class hash_table {
   std::size_t size_ = 0;
 };
 
-// The value stored under `key`, if any. Every entry visited is a likely miss.
+// The value stored under each key of `requests`, if any. Every entry visited
+// is a likely miss.
+template <execution_policy Policy,
+          request_stream<std::uint64_t, std::optional<std::uint32_t>> Requests>
+typename Requests::task_type find(const hash_table& table, Requests requests) {
+  while (requests.next()) {
+    const std::uint64_t key = requests.argument();
+    std::optional<std::uint32_t> found;
+    // The bucket, then each overflow entry of its chain: one likely miss each,
+    // hidden behind the other requests in flight. (One suspension point for
+    // both keeps the resume path short.)
+    for (std::size_t at = table.bucket_of(key); table.bucket_count() > 0;) {
+      const hash_table::entry e = co_await load<Policy>(table.at(at));
+      if (e.next == hash_table::empty) break;  // only a bucket is ever empty
+      if (e.key == key) {
+        found = e.value;
+        break;
+      }
+      if (e.next == hash_table::end) break;
+      at = e.next;
+    }
+    requests.deliver(found);
+  }
+  co_return requests.finish();
+}
+
+// The value stored under `key`, if any.
 template <execution_policy Policy>
 task<std::optional<std::uint32_t>> find(const hash_table& table, std::uint64_t key) {
-  if (table.bucket_count() == 0) co_return std::nullopt;
-  std::size_t i = table.bucket_of(key);
-  // Hides the miss on the bucket, then on each overflow entry of the chain.
-  hash_table::entry e = co_await load<Policy>(table.at(i));
-  if (e.next == hash_table::empty) co_return std::nullopt;
-  while (true) {
-    if (e.key == key) co_return e.value;
-    if (e.next == hash_table::end) co_return std::nullopt;
-    e = co_await load<Policy>(table.at(e.next));
-  }
+  return find<Policy>(table, one_request<std::uint64_t, std::optional<std::uint32_t>>{key});
 }
 
 }  // namespace weave

@@ -15,6 +15,7 @@
 #include <span>
 
 #include "weave/exec/load.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/memory/huge_buffer.hpp"
 #include "weave/memory/machine.hpp"
@@ -69,7 +70,8 @@ bool spans_lines(const T* base, std::size_t n) noexcept {
   return first / machine::cache_line != last / machine::cache_line;
 }
 
-// Position of the first element not less than `key` (size() if none).
+// For each key of `requests`, the position of the first element not less
+// than it (size() if none).
 //
 // Three loops over the levels: the cached top levels and the last levels
 // inside one line run as plain loops whose state stays in registers; only the
@@ -79,32 +81,45 @@ bool spans_lines(const T* base, std::size_t n) noexcept {
 // until the range fits in one line, not merely until it is a line wide: a
 // 64-byte range usually straddles two lines, and an unprefetched second line
 // costs a whole DRAM miss.
+template <execution_policy Policy, class T, class Less, request_stream<T, std::size_t> Requests>
+typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Requests requests) {
+  while (requests.next()) {
+    const T key = requests.argument();
+    const T* base = array.data();
+    std::size_t n = array.size();
+    if (n == 0) {
+      requests.deliver(0);
+      continue;
+    }
+    // A policy that never suspends needs no split: all levels run in the
+    // middle loop, which is then the plain branchless loop.
+    const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
+    for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
+      const std::size_t half = n / 2;
+      base = array.narrow(base, half, base[half], key);
+      n -= half;
+    }
+    while (n > 1 && (!Policy::suspends || spans_lines(base, n))) {
+      const std::size_t half = n / 2;
+      // Hides the miss on the probe of a level below the cached ones.
+      const T probe = co_await load<Policy>(base[half]);
+      base = array.narrow(base, half, probe, key);
+      n -= half;
+    }
+    while (n > 1) {
+      const std::size_t half = n / 2;
+      base = array.narrow(base, half, base[half], key);
+      n -= half;
+    }
+    requests.deliver(static_cast<std::size_t>(base - array.data()) + (array.less(*base, key) ? 1 : 0));
+  }
+  co_return requests.finish();
+}
+
+// Position of the first element not less than `key` (size() if none).
 template <execution_policy Policy, class T, class Less>
 task<std::size_t> lower_bound(const sorted_array<T, Less>& array, T key) {
-  const T* base = array.data();
-  std::size_t n = array.size();
-  if (n == 0) co_return 0;
-  // A policy that never suspends needs no split: all levels run in the middle
-  // loop, which is then the plain branchless loop.
-  const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
-  for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
-    const std::size_t half = n / 2;
-    base = array.narrow(base, half, base[half], key);
-    n -= half;
-  }
-  while (n > 1 && (!Policy::suspends || spans_lines(base, n))) {
-    const std::size_t half = n / 2;
-    // Hides the miss on the probe of a level below the cached ones.
-    const T probe = co_await load<Policy>(base[half]);
-    base = array.narrow(base, half, probe, key);
-    n -= half;
-  }
-  while (n > 1) {
-    const std::size_t half = n / 2;
-    base = array.narrow(base, half, base[half], key);
-    n -= half;
-  }
-  co_return static_cast<std::size_t>(base - array.data()) + (array.less(*base, key) ? 1 : 0);
+  return lower_bound<Policy>(array, one_request<T, std::size_t>{std::move(key)});
 }
 
 }  // namespace weave

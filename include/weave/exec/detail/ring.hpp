@@ -1,24 +1,26 @@
 #pragma once
 // The resume loop shared by the interleaved and batched schedulers.
 //
-// Each of the `group` slots runs a driver: a long-lived coroutine that takes
-// the next request, awaits its task, hands the result to the sink and takes
-// the next one. Finishing a request and starting the next is thus a pair of
-// symmetric transfers inside the slot: the new request runs to its first
-// miss (and issues that prefetch) before control comes back here, and the
-// loop below only ever resumes whatever frame of a slot suspended last.
+// Each of the `group` slots runs one long-lived coroutine that takes the next
+// request, runs it to its result, hands that to the sink and takes the next.
+// For a streamed operation (request_stream.hpp) that coroutine is the
+// operation itself, looping over requests in one frame. For one task per
+// request it is a driver that awaits each request's task: finishing a
+// request and starting the next is then a pair of symmetric transfers inside
+// the slot. Either way the new request runs to its first miss (and issues
+// that prefetch) before control comes back here, and the loop below only
+// ever resumes whatever frame of a slot suspended last.
 //
-// With `refill` the drivers share the whole range, so a finished slot takes
-// the next request at once. Without it (strict batches) each batch of
-// `group` requests gets fresh drivers that take one request each, and the
-// next batch starts only when all have finished.
+// With `refill` the slots share the whole range, so a finished request's
+// slot takes the next one at once. Without it (strict batches) each batch of
+// `group` requests gets fresh slots, and the next batch starts only when all
+// have finished.
 //
 // The loop makes no heap allocation and no indirect call besides resume().
 
 #include <array>
 #include <coroutine>
 #include <cstddef>
-#include <exception>
 #include <stdexcept>
 #include <type_traits>
 
@@ -26,6 +28,7 @@
 #include "weave/exec/detail/completion.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/policy.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/run_stats.hpp"
 #include "weave/exec/task.hpp"
 
@@ -33,14 +36,13 @@ namespace weave::detail {
 
 inline constexpr std::size_t max_group = 256;
 
-// The requests the drivers of one ring take from, and the first failure.
+// The requests the drivers of one ring take from.
 template <class Make, class Sink>
 struct request_queue {
   Make& make;
   Sink& sink;
   std::size_t next;
   std::size_t last;
-  std::exception_ptr failure;
   std::size_t yields = 0;  // returns to the ring that were not suspensions of a request
 };
 
@@ -53,71 +55,91 @@ struct yield_to_ring : suspend_to_scheduler {
 // Requests a driver runs between two returns to the ring. Requests that never
 // suspend chain through symmetric transfers; compiled as tail calls they take
 // no stack, but where they are not (sanitizer builds) the chain would grow
-// the native stack without bound.
+// the native stack without bound. (A streamed operation needs no such turn:
+// its requests follow each other inside one loop.)
 inline constexpr std::size_t requests_per_turn = 64;
 
+// The slot of a ring that runs one task per request.
 template <class Policy, class Make, class Sink>
 task<void> drive(request_queue<Make, Sink>& queue) {
-  try {
-    for (std::size_t done = 1; queue.next < queue.last; ++done) {
-      const std::size_t i = queue.next++;
-      if constexpr (std::is_void_v<typename task_of<Make, Policy>::value_type>) {
-        co_await queue.make(Policy{}, i);
-        queue.sink(i);
-      } else {
-        queue.sink(i, co_await queue.make(Policy{}, i));
-      }
-      // Other slots may take the last requests meanwhile: the loop re-checks.
-      if (done % requests_per_turn == 0) {
-        ++queue.yields;
-        co_await yield_to_ring{};
-      }
+  for (std::size_t done = 1; queue.next < queue.last; ++done) {
+    const std::size_t i = queue.next++;
+    if constexpr (std::is_void_v<typename task_of<Make, Policy>::value_type>) {
+      co_await queue.make(Policy{}, i);
+      queue.sink(i);
+    } else {
+      queue.sink(i, co_await queue.make(Policy{}, i));
     }
-  } catch (...) {
-    queue.failure = std::current_exception();
+    // Other slots may take the last requests meanwhile: the loop re-checks.
+    if (done % requests_per_turn == 0) {
+      ++queue.yields;
+      co_await yield_to_ring{};
+    }
   }
-  // No frame of this slot is left to resume.
-  resume_point = nullptr;
 }
 
-template <class Policy, class Make, class Sink>
-run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_t last,
-                   Make& make, Sink& sink) {
+// Resumes slot tasks round-robin until every request of [first, last) has
+// run. Before each batch `set_end(end)` tells the slots where it ends, and
+// `new_slot()` makes the task of each of its slots. A slot that throws ends
+// the run: the exception reaches the caller, and the slots' frames (with
+// every frame they await) are destroyed. Returns the resumptions that did
+// not finish a slot.
+template <class SetEnd, class NewSlot>
+std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::size_t last, SetEnd set_end,
+                      NewSlot new_slot) {
   WEAVE_ASSERT(group >= 1 && group <= max_group);
-  request_queue<Make, Sink> queue{make, sink, first, first, nullptr, 0};
-  // Drivers own their frames, and through them every frame still in flight
-  // when a task or the sink throws.
-  std::array<task<void>, max_group> drivers;
+  std::array<task<void>, max_group> slots;
   std::array<std::coroutine_handle<>, max_group> leaves;
   std::size_t resumes = 0;
   std::size_t finished = 0;
 
   const std::size_t batch = refill ? last - first : group;
   for (std::size_t begin = first; begin < last; begin += batch) {
-    queue.last = begin + std::min(batch, last - begin);
-    std::size_t live = std::min(group, queue.last - begin);
+    const std::size_t end = begin + std::min(batch, last - begin);
+    set_end(end);
+    std::size_t live = std::min(group, end - begin);
     for (std::size_t k = 0; k < live; ++k) {
-      drivers[k] = drive<Policy>(queue);
-      leaves[k] = drivers[k].handle();
+      slots[k] = new_slot();
+      leaves[k] = slots[k].handle();
     }
     for (std::size_t k = 0; live > 0;) {
       leaves[k].resume();
       ++resumes;
-      leaves[k] = take_resume_point();
-      if (leaves[k]) {
+      if (!slots[k].done()) {
+        leaves[k] = take_resume_point();
         k = k + 1 < live ? k + 1 : 0;
         continue;
       }
-      // The driver has run out of requests (or failed): the slot leaves the ring.
+      // The slot ran out of requests, or failed: it leaves the ring.
       ++finished;
-      if (queue.failure) std::rethrow_exception(queue.failure);
-      leaves[k] = leaves[--live];
+      slots[k].handle().promise().result();  // rethrows what the slot threw
+      --live;
+      slots[k] = std::move(slots[live]);
+      leaves[k] = leaves[live];
       if (k == live) k = 0;
     }
   }
+  return resumes - finished;
+}
+
+template <class Policy, class Make, class Sink>
+run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_t last,
+                   Make& make, Sink& sink) {
   run_stats stats;
   stats.requests = last - first;
-  stats.suspensions = resumes - finished - queue.yields;
+  if constexpr (is_streamed<std::remove_const_t<Make>>) {
+    // Each slot is a task of the operation itself, looping over requests.
+    shared_requests<Make, Sink> shared{make, sink, first, first};
+    stats.suspensions = run_slots(
+        group, refill, first, last, [&](std::size_t end) { shared.last = end; },
+        [&] { return slot_task<Policy>(shared); });
+  } else {
+    request_queue<Make, Sink> queue{make, sink, first, first};
+    stats.suspensions = run_slots(
+        group, refill, first, last, [&](std::size_t end) { queue.last = end; },
+        [&] { return drive<Policy>(queue); });
+    stats.suspensions -= queue.yields;
+  }
   return stats;
 }
 

@@ -1,0 +1,158 @@
+#pragma once
+// Operations over a stream of requests: the flattened hot path.
+//
+// A request run as a task of its own pays for a frame, a ramp, a transfer in
+// and out, and the hand-over of its result through the promise: about as many
+// instructions as a hash probe itself. An operation written over a request
+// stream loops instead: it takes a request, runs it to its result, delivers
+// the result and takes the next, all in one frame. A scheduler keeps one such
+// loop per slot, and a suspension resumes straight into the operation: one
+// level of coroutine, as in CoroBase's flattened design.
+//
+// The same source serves a single request. one_request<A, R> is a stream of
+// one request whose finish() returns the result, so an operation declared as
+//
+//   template <execution_policy Policy, request_stream<std::uint64_t, R> Requests>
+//   typename Requests::task_type find(const hash_table&, Requests requests) {
+//     while (requests.next()) {
+//       ... requests.argument() ... co_await load<Policy>(...) ...
+//       requests.deliver(result);
+//     }
+//     co_return requests.finish();
+//   }
+//
+// is a task<R> for one key (to await inside another operation) and a
+// task<void> for a scheduler's slot. A scheduler runs it over requests
+// [first, last) when given streamed(operation, argument_of):
+//
+//   scheduler.run(n, weave::streamed([&](auto policy, auto requests) {
+//                   return find<decltype(policy)>(table, requests); },
+//                 [&](std::size_t i) { return keys[i]; }), sink);
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "weave/exec/task.hpp"
+
+namespace weave {
+
+// What an operation may ask of the stream it runs over: take the next request
+// (false when there is none), read its argument, deliver its result, and end
+// (co_return finish()). Result void means deliver() takes nothing.
+template <class S, class Argument, class Result>
+concept request_stream = requires(S s) {
+  typename S::task_type;
+  { s.next() } -> std::same_as<bool>;
+  { s.argument() } -> std::convertible_to<Argument>;
+  s.finish();
+} && (std::is_void_v<Result> ? requires(S s) { s.deliver(); }
+                             : requires(S s) { s.deliver(std::declval<Result>()); });
+
+// A stream of one request, for awaiting an operation on one argument.
+template <class Argument, class Result>
+class one_request {
+ public:
+  using task_type = task<Result>;
+
+  explicit one_request(Argument argument) : argument_(std::move(argument)) {}
+
+  bool next() noexcept { return std::exchange(pending_, false); }
+  const Argument& argument() const noexcept { return argument_; }
+  void deliver(Result result) { result_ = std::move(result); }
+  Result finish() { return std::move(result_); }
+
+ private:
+  Argument argument_;
+  Result result_{};
+  bool pending_ = true;
+};
+
+template <class Argument>
+class one_request<Argument, void> {
+ public:
+  using task_type = task<void>;
+
+  explicit one_request(Argument argument) : argument_(std::move(argument)) {}
+
+  bool next() noexcept { return std::exchange(pending_, false); }
+  const Argument& argument() const noexcept { return argument_; }
+  void deliver() const noexcept {}
+  void finish() const noexcept {}
+
+ private:
+  Argument argument_;
+  bool pending_ = true;
+};
+
+// An operation over request streams and the argument of request i, for a
+// scheduler to run: operation(policy, requests) returns the task of one slot.
+template <class Operation, class ArgumentOf>
+struct streamed_operation {
+  Operation operation;
+  ArgumentOf argument_of;
+};
+
+template <class Operation, class ArgumentOf>
+streamed_operation<Operation, ArgumentOf> streamed(Operation operation, ArgumentOf argument_of) {
+  return {std::move(operation), std::move(argument_of)};
+}
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_streamed = false;
+template <class Operation, class ArgumentOf>
+inline constexpr bool is_streamed<streamed_operation<Operation, ArgumentOf>> = true;
+
+// The requests [next, last) that the slots of one run share.
+template <class Streamed, class Sink>
+struct shared_requests {
+  Streamed& streamed;
+  Sink& sink;
+  std::size_t next;
+  std::size_t last;
+};
+
+// One slot's view of the shared requests: each next() takes the first one
+// left, and deliver() hands its result to the sink under its index. It keeps
+// its own pointers to what it uses on every request, so that reaching them
+// is one load from the frame rather than a chain through `shared`. A slot
+// lives within one batch, so it may keep the batch's end too.
+template <class Shared>
+class slot_requests {
+ public:
+  using task_type = task<void>;
+
+  explicit slot_requests(Shared& shared) noexcept
+      : next_(&shared.next), last_(shared.last), argument_of_(&shared.streamed.argument_of), sink_(&shared.sink) {}
+
+  bool next() noexcept {
+    if (*next_ == last_) return false;
+    current_ = (*next_)++;
+    return true;
+  }
+  decltype(auto) argument() const { return (*argument_of_)(current_); }
+  template <class... Result>
+  void deliver(Result&&... result) {
+    (*sink_)(current_, std::forward<Result>(result)...);
+  }
+  void finish() const noexcept {}
+
+ private:
+  std::size_t* next_;
+  std::size_t last_;
+  decltype(&std::declval<Shared&>().streamed.argument_of) argument_of_;
+  decltype(&std::declval<Shared&>().sink) sink_;
+  std::size_t current_ = 0;
+};
+
+// The task of one slot that runs requests of `shared` under Policy.
+template <class Policy, class Shared>
+auto slot_task(Shared& shared) {
+  return shared.streamed.operation(Policy{}, slot_requests<Shared>{shared});
+}
+
+}  // namespace detail
+}  // namespace weave

@@ -1,0 +1,87 @@
+#include "weave/exec/request_stream.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "support/every_mode.hpp"
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/load.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/sync_wait.hpp"
+
+namespace weave {
+namespace {
+
+// A nested task: suspends `times` times and returns `value`.
+template <class Policy>
+task<std::size_t> after_loads(const std::vector<int>& data, std::size_t times, std::size_t value) {
+  for (std::size_t k = 0; k < times; ++k) co_await load<Policy>(data[k]);
+  co_return value;
+}
+
+// For each argument i: suspends i % 5 times, half of them inside a nested
+// task, and delivers i * i.
+template <class Policy, request_stream<std::size_t, std::size_t> Requests>
+typename Requests::task_type squares(const std::vector<int>& data, Requests requests) {
+  while (requests.next()) {
+    const std::size_t i = requests.argument();
+    for (std::size_t k = 0; k < i % 5 / 2; ++k) co_await load<Policy>(data[k]);
+    const std::size_t square = co_await after_loads<Policy>(data, i % 5 - i % 5 / 2, i * i);
+    requests.deliver(square);
+  }
+  co_return requests.finish();
+}
+
+auto streamed_squares(const std::vector<int>& data) {
+  return streamed([&data](auto policy, auto requests) { return squares<decltype(policy)>(data, requests); },
+                  [](std::size_t i) { return i; });
+}
+
+TEST(request_stream, a_streamed_operation_delivers_each_result_once_in_every_mode) {
+  const std::vector<int> data(8, 1);
+  std::vector<std::size_t> expected(1000);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i * i;
+  testing::expect_every_mode<std::size_t>(expected.size(), streamed_squares(data), expected);
+}
+
+TEST(request_stream, one_request_makes_the_operation_a_task_of_its_result) {
+  const std::vector<int> data(8, 1);
+  task<std::size_t> one = squares<interleaved_policy>(data, one_request<std::size_t, std::size_t>{9});
+  EXPECT_EQ(sync_wait(std::move(one)), 81u);
+  EXPECT_EQ(sync_wait(squares<sequential_policy>(data, one_request<std::size_t, std::size_t>{7})), 49u);
+}
+
+TEST(request_stream, suspensions_are_counted_as_for_one_task_per_request) {
+  const std::vector<int> data(8, 1);
+  auto ignore = [](std::size_t, std::size_t) {};
+  // 20 rounds of 0+1+2+3+4 suspensions
+  EXPECT_EQ(interleaved_scheduler{7}.run(100, streamed_squares(data), ignore).suspensions, 200u);
+  EXPECT_EQ(batched_scheduler{7}.run(100, streamed_squares(data), ignore).suspensions, 200u);
+  EXPECT_EQ(sequential_scheduler{}.run(100, streamed_squares(data), ignore).suspensions, 0u);
+}
+
+TEST(request_stream, a_slot_takes_its_next_request_as_soon_as_one_finishes) {
+  const std::vector<int> data(8, 1);
+  std::vector<long> events;  // i + 1 when request i starts, -(i + 1) when it finishes
+  auto logged = streamed([&](auto policy, auto requests) { return squares<decltype(policy)>(data, requests); },
+                         [&](std::size_t i) {
+                           events.push_back(static_cast<long>(i) + 1);
+                           return i;
+                         });
+  interleaved_scheduler{4}.run(12, logged, [&](std::size_t i, std::size_t) { events.push_back(-static_cast<long>(i) - 1); });
+  ASSERT_EQ(events.size(), 24u);
+  // Request 0 never suspends: its slot finishes it and starts request 1
+  // before the second slot starts request 2.
+  EXPECT_EQ(std::vector<long>(events.begin(), events.begin() + 4), (std::vector<long>{1, -1, 2, 3}));
+  int in_flight = 0;
+  int most = 0;
+  for (const long e : events) most = std::max(most, in_flight += e > 0 ? 1 : -1);
+  EXPECT_EQ(most, 4);
+  EXPECT_EQ(in_flight, 0);
+}
+
+}  // namespace
+}  // namespace weave
