@@ -74,7 +74,8 @@ int run_demo(const demo_options& options) {
                stages * best_miss, g);
     std::fflush(stdout);
   }
-  fmt::print("\nceiling: misses per lookup x best ns per miss, the fastest any variant could be.\n"
+  fmt::print("\nceiling: coro's suspensions per lookup x best ns per miss: what the memory's parallelism allows if\n"
+             "every suspension is a DRAM miss (suspensions that hit L2 or L3 cost less, so a variant may beat it).\n"
              "model G: the group the adaptive calibration settles on (Formula 3.2 proposes, a timed window checks);\n"
              "GP, AMAC and coro use it.\n\n");
 

@@ -11,7 +11,8 @@
 // sequential by `min_gain`, so cached data runs sequentially.
 // Every `recheck_interval` requests it times the current choice against
 // neighbours (sequential, a smaller and a larger group) on short windows and
-// keeps the fastest: the data may have grown, shrunk or gone cold. A re-check
+// keeps the fastest, once a second pair of windows confirms it: the data may
+// have grown, shrunk or gone cold. A re-check
 // that changes nothing doubles the interval to the next one (up to
 // `max_recheck_interval`), because the losing windows cost real time; for
 // the same reason a sequential window that lost before gets fewer requests.
@@ -74,7 +75,7 @@ class adaptive_scheduler {
       const std::size_t chunk = std::min(interval_, last - pos);
       total += run_current(pos, pos + chunk, make, sink).stats;
       pos += chunk;
-      if (calibrated_ && last - pos >= 4 * options_.window) pos = recheck(pos, make, sink, total);
+      if (calibrated_ && last - pos >= recheck_windows * options_.window) pos = recheck(pos, make, sink, total);
     }
     return total;
   }
@@ -144,45 +145,62 @@ class adaptive_scheduler {
     return pos;
   }
 
-  // Times the current choice and its neighbours on one window each; keeps the best.
+  struct candidate {
+    bool interleave;
+    std::size_t group;
+    bool operator==(const candidate&) const = default;
+  };
+
+  // Times the current choice and its neighbours on one window each. A
+  // neighbour that looks faster is timed once more against the current choice
+  // and replaces it only if it wins again: a window can be slowed by an
+  // interrupt or by the other core, and changes made on one window let the
+  // group drift down on noise to where interleaving loses (seen: G=21 walking
+  // to G=2 on a 2 GiB hash table, then sequential for good).
+  // The most windows a re-check runs: four candidates and two confirmations.
+  static constexpr std::size_t recheck_windows = 6;
+
   template <class Make, class Sink>
   std::size_t recheck(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
     const std::size_t w = options_.window;
     const std::size_t g = decision_.group;
     const std::size_t smaller = std::max<std::size_t>(g * 3 / 4, 2);
     const std::size_t larger = std::min<std::size_t>(std::max(g * 4 / 3, g + 1), options_.max_group);
-
-    struct candidate {
-      bool interleave;
-      std::size_t group;
+    const candidate current{decision_.interleave, g};
+    const auto time = [&](const candidate& c, std::size_t n) {
+      const timed t = run_with(c.interleave, c.group, pos, pos + n, make, sink);
+      if (!c.interleave) sequential_ns_ = t.ns_per_request;
+      total += t.stats;
+      pos += n;
+      return t.ns_per_request;
     };
-    const candidate candidates[] = {{decision_.interleave, g}, {!decision_.interleave, g},
-                                    {true, smaller}, {true, larger}};
-    double best_ns = 0;
-    candidate best = candidates[0];
-    for (std::size_t k = 0; k < std::size(candidates); ++k) {
+
+    const candidate candidates[] = {current, {!decision_.interleave, g}, {true, smaller}, {true, larger}};
+    // The current choice keeps its place unless another one is clearly faster.
+    double best_ns = time(current, w) * (1 - options_.min_gain);
+    candidate best = current;
+    for (std::size_t k = 1; k < std::size(candidates); ++k) {
       const candidate& c = candidates[k];
       if (k >= 2 && !decision_.interleave) break;  // group neighbours matter only when interleaving
       // A sequential window gets the time of an interleaved one, not its
       // requests: on DRAM it is several times slower and would cost more than
       // the re-check can win.
       std::size_t n = w;
-      if (k > 0 && !c.interleave && sequential_ns_ > 0) {
+      if (!c.interleave && sequential_ns_ > 0) {
         const double share = best_ns / sequential_ns_;
         n = std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(w) * share), w / 16 + 1, w);
       }
-      const timed t = run_with(c.interleave, c.group, pos, pos + n, make, sink);
-      if (!c.interleave) sequential_ns_ = t.ns_per_request;
-      total += t.stats;
-      pos += n;
-      // The current choice keeps its place unless another one is clearly faster.
-      const double ns = k == 0 ? t.ns_per_request * (1 - options_.min_gain) : t.ns_per_request;
-      if (k == 0 || ns < best_ns) {
+      const double ns = time(c, n);
+      if (ns < best_ns) {
         best_ns = ns;
         best = c;
       }
     }
-    const bool changed = best.interleave != decision_.interleave || best.group != decision_.group;
+    if (best != current) {
+      const double again = time(best, w);
+      if (again >= time(current, w) * (1 - options_.min_gain)) best = current;
+    }
+    const bool changed = best != current;
     interval_ = changed ? options_.recheck_interval : std::min(interval_ * 2, options_.max_recheck_interval);
     decision_.interleave = best.interleave;
     decision_.group = best.group;

@@ -8,7 +8,7 @@
 // suspends; the scheduler resumes another operation and comes back once the
 // line has had time to arrive. Under sequential_policy await_ready() is a
 // constant true, so the compiler drops the suspend point and the load is a
-// plain load. Both forms take a `miss_likely` flag so that an operation
+// plain load. Both forms also take a `miss_likely` flag so that an operation
 // suspends only where a miss is likely (deep tree levels, not the hot top).
 //
 // A suspended operation records its own handle in resume_point, which the
@@ -77,11 +77,9 @@ struct suspend_to_scheduler {
 template <execution_policy Policy, class T>
 struct load_awaitable : detail::suspend_to_scheduler {
   const T* ptr;
-  bool miss_likely;
 
   bool await_ready() const noexcept {
     if constexpr (Policy::suspends) {
-      if (!miss_likely) return true;
       detail::prefetch_line(ptr);
       return false;
     } else {
@@ -89,6 +87,16 @@ struct load_awaitable : detail::suspend_to_scheduler {
     }
   }
   T await_resume() const noexcept { return *ptr; }
+};
+
+// A load that suspends only where the caller says a miss is likely. The flag
+// lives in the awaitable, which stays in the coroutine frame across the
+// suspension: a store per suspension that loads without a flag do not pay.
+template <execution_policy Policy, class T>
+struct maybe_load_awaitable : load_awaitable<Policy, T> {
+  bool miss_likely;
+
+  bool await_ready() const noexcept { return !miss_likely || load_awaitable<Policy, T>::await_ready(); }
 };
 
 template <execution_policy Policy>
@@ -115,8 +123,13 @@ struct prefetch_awaitable : detail::suspend_to_scheduler {
 };
 
 template <execution_policy Policy, class T>
-load_awaitable<Policy, T> load(const T& ref, bool miss_likely = true) noexcept {
-  return {{}, &ref, miss_likely};
+load_awaitable<Policy, T> load(const T& ref) noexcept {
+  return {{}, &ref};
+}
+
+template <execution_policy Policy, class T>
+maybe_load_awaitable<Policy, T> load(const T& ref, bool miss_likely) noexcept {
+  return {{{}, &ref}, miss_likely};
 }
 
 template <execution_policy Policy>

@@ -94,12 +94,14 @@ typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Req
     // A policy that never suspends needs no split: all levels run in the
     // middle loop, which is then the plain branchless loop.
     const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
+    constexpr std::size_t per_line = std::max<std::size_t>(machine::cache_line / sizeof(T), 1);
     for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
       const std::size_t half = n / 2;
       base = array.narrow(base, half, base[half], key);
       n -= half;
     }
-    while (n > 1 && (!Policy::suspends || spans_lines(base, n))) {
+    // A range wider than a line surely spans two; a narrower one may still.
+    while (n > (Policy::suspends ? per_line : 1) || (n > 1 && Policy::suspends && spans_lines(base, n))) {
       const std::size_t half = n / 2;
       // Hides the miss on the probe of a level below the cached ones.
       const T probe = co_await load<Policy>(base[half]);
