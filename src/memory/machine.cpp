@@ -81,8 +81,9 @@ unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept {
   // do not evict them first, so the top levels may take a sixty-fourth of
   // L1 (binary search on 2 GiB: three levels with a 48 KiB L1, 313 ns a
   // lookup against 397 ns with the seven that a 2 MiB L2 gave; see
-  // docs/results/lookups.md).
-  const std::size_t budget = l1d_bytes() / 64;
+  // docs/results/lookups.md). A root node is hot whatever its size: every
+  // operation reads it.
+  const std::size_t budget = std::max(l1d_bytes() / 64, node_bytes);
   std::size_t level_bytes = node_bytes;
   std::size_t total = 0;
   unsigned levels = 0;

@@ -63,6 +63,34 @@ TEST(request_stream, suspensions_are_counted_as_for_one_task_per_request) {
   EXPECT_EQ(sequential_scheduler{}.run(100, streamed_squares(data), ignore).suspensions, 0u);
 }
 
+// For each argument i: suspends once and adds i to `total`; no result.
+template <class Policy, request_stream<std::size_t, void> Requests>
+typename Requests::task_type add_up(const std::vector<int>& data, std::size_t& total, Requests requests) {
+  while (requests.next()) {
+    const std::size_t i = requests.argument();
+    co_await load<Policy>(data[i % data.size()]);
+    total += i;
+    requests.deliver();
+  }
+  co_return requests.finish();
+}
+
+TEST(request_stream, an_operation_without_a_result_runs_streamed_and_alone) {
+  const std::vector<int> data(8, 1);
+  std::size_t total = 0;
+  std::size_t delivered = 0;
+  auto sum = streamed([&](auto policy, auto requests) { return add_up<decltype(policy)>(data, total, requests); },
+                      [](std::size_t i) { return i; });
+  auto count = [&](std::size_t) { ++delivered; };
+  interleaved_scheduler{5}.run(100, sum, count);
+  batched_scheduler{5}.run(100, sum, count);
+  sequential_scheduler{}.run(100, sum, count);
+  EXPECT_EQ(total, 3 * 4950u);
+  EXPECT_EQ(delivered, 300u);
+  sync_wait(add_up<interleaved_policy>(data, total, one_request<std::size_t, void>{7}));
+  EXPECT_EQ(total, 3 * 4950u + 7);
+}
+
 TEST(request_stream, a_slot_takes_its_next_request_as_soon_as_one_finishes) {
   const std::vector<int> data(8, 1);
   std::vector<long> events;  // i + 1 when request i starts, -(i + 1) when it finishes

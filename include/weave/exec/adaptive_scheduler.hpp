@@ -179,6 +179,7 @@ class adaptive_scheduler {
     // The current choice keeps its place unless another one is clearly faster.
     double best_ns = time(current, w) * (1 - options_.min_gain);
     candidate best = current;
+    std::size_t best_n = w;
     for (std::size_t k = 1; k < std::size(candidates); ++k) {
       const candidate& c = candidates[k];
       if (k >= 2 && !decision_.interleave) break;  // group neighbours matter only when interleaving
@@ -194,10 +195,11 @@ class adaptive_scheduler {
       if (ns < best_ns) {
         best_ns = ns;
         best = c;
+        best_n = n;
       }
     }
     if (best != current) {
-      const double again = time(best, w);
+      const double again = time(best, best_n);
       if (again >= time(current, w) * (1 - options_.min_gain)) best = current;
     }
     const bool changed = best != current;

@@ -50,7 +50,9 @@ concept request_stream = requires(S s) {
 } && (std::is_void_v<Result> ? requires(S s) { s.deliver(); }
                              : requires(S s) { s.deliver(std::declval<Result>()); });
 
-// A stream of one request, for awaiting an operation on one argument.
+// A stream of one request, for awaiting an operation on one argument. The
+// result is a value (default-constructible, it starts out as R{}), which the
+// operation delivers before it finishes.
 template <class Argument, class Result>
 class one_request {
  public:

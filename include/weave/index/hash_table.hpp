@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "weave/exec/load.hpp"
 #include "weave/exec/request_stream.hpp"
@@ -121,7 +122,7 @@ typename Requests::task_type find(const hash_table& table, Requests requests) {
       if (e.next == hash_table::end) break;
       at = e.next;
     }
-    requests.deliver(found);
+    requests.deliver(std::move(found));
   }
   co_return requests.finish();
 }

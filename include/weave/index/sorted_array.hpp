@@ -88,7 +88,7 @@ typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Req
     const T* base = array.data();
     std::size_t n = array.size();
     if (n == 0) {
-      requests.deliver(0);
+      requests.deliver(std::size_t{0});
       continue;
     }
     // A policy that never suspends needs no split: all levels run in the

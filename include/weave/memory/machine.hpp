@@ -32,8 +32,8 @@ void pin_thread(std::size_t index) noexcept;
 std::size_t available_bytes() noexcept;
 
 // How many top levels of a search structure whose level k holds
-// `fanout`^k nodes of `node_bytes` stay in the L1 data cache, where a probe
-// costs less than a suspension.
+// `fanout`^k nodes of `node_bytes` stay in the L1 data cache (the root at
+// least), where a probe costs less than a suspension.
 unsigned hot_levels(std::size_t fanout, std::size_t node_bytes) noexcept;
 
 // Whether a structure of `bytes` stays in the last-level cache alongside

@@ -56,7 +56,8 @@ struct yield_to_ring : suspend_to_scheduler {
 // suspend chain through symmetric transfers; compiled as tail calls they take
 // no stack, but where they are not (sanitizer builds) the chain would grow
 // the native stack without bound. (A streamed operation needs no such turn:
-// its requests follow each other inside one loop.)
+// its requests follow each other inside its own loop, with no transfer
+// between them.)
 inline constexpr std::size_t requests_per_turn = 64;
 
 // The slot of a ring that runs one task per request.
