@@ -108,11 +108,15 @@ template <execution_policy Policy,
 typename Requests::task_type find(const hash_table& table, Requests requests) {
   while (requests.next()) {
     const std::uint64_t key = requests.argument();
+    if (table.bucket_count() == 0) {
+      requests.deliver(std::optional<std::uint32_t>{});
+      continue;
+    }
     std::optional<std::uint32_t> found;
     // The bucket, then each overflow entry of its chain: one likely miss each,
     // hidden behind the other requests in flight. (One suspension point for
     // both keeps the resume path short.)
-    for (std::size_t at = table.bucket_of(key); table.bucket_count() > 0;) {
+    for (std::size_t at = table.bucket_of(key);;) {
       const hash_table::entry e = co_await load<Policy>(table.at(at));
       if (e.next == hash_table::empty) break;  // only a bucket is ever empty
       if (e.key == key) {

@@ -9,6 +9,7 @@
 // remaining range spans more than one cache line (after that every probe falls
 // in a line already fetched).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -63,8 +64,11 @@ class sorted_array {
 };
 
 // Whether [base, base + n) reaches past the cache line of its first element.
+// A range wider than a line always does, which the first test settles at the
+// cost of one compare (most levels of a search); a narrower one may still.
 template <class T>
 bool spans_lines(const T* base, std::size_t n) noexcept {
+  if (n > std::max<std::size_t>(machine::cache_line / sizeof(T), 1)) return true;
   const auto first = reinterpret_cast<std::uintptr_t>(base);
   const auto last = reinterpret_cast<std::uintptr_t>(base + n) - 1;
   return first / machine::cache_line != last / machine::cache_line;
@@ -94,14 +98,12 @@ typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Req
     // A policy that never suspends needs no split: all levels run in the
     // middle loop, which is then the plain branchless loop.
     const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
-    constexpr std::size_t per_line = std::max<std::size_t>(machine::cache_line / sizeof(T), 1);
     for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
       const std::size_t half = n / 2;
       base = array.narrow(base, half, base[half], key);
       n -= half;
     }
-    // A range wider than a line surely spans two; a narrower one may still.
-    while (n > (Policy::suspends ? per_line : 1) || (n > 1 && Policy::suspends && spans_lines(base, n))) {
+    while (Policy::suspends ? spans_lines(base, n) : n > 1) {
       const std::size_t half = n / 2;
       // Hides the miss on the probe of a level below the cached ones.
       const T probe = co_await load<Policy>(base[half]);
