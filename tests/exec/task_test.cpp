@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <coroutine>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,15 @@
 
 namespace weave {
 namespace {
+
+// What a task may await (the rejection itself is a compile error, checked by
+// exec.foreign_awaitable_rejected).
+static_assert(weave_awaitable<task<int>>);
+static_assert(weave_awaitable<task<void>&>);
+static_assert(weave_awaitable<load_awaitable<interleaved_policy, int>>);
+static_assert(weave_awaitable<prefetch_awaitable<sequential_policy>>);
+static_assert(!weave_awaitable<std::suspend_always>);
+static_assert(!weave_awaitable<std::suspend_never>);
 
 task<int> answer(bool& started) {
   started = true;

@@ -9,6 +9,7 @@
 // Frames come from the thread's frame_pool, so starting a task does not
 // allocate on the heap once the pool is warm.
 
+#include <concepts>
 #include <coroutine>
 #include <exception>
 #include <memory>
@@ -55,8 +56,35 @@ inline std::coroutine_handle<> resume_nothing() noexcept {
 #endif
 }
 
+struct suspend_to_scheduler;
+
+template <class T>
+inline constexpr bool is_task = false;
+template <class T>
+inline constexpr bool is_task<task<T>> = true;
+
+}  // namespace detail
+
+// What a weave task may await: another task, or an awaitable that suspends
+// by handing its handle to the scheduler (load, prefetch). Anything else
+// (std::suspend_always, another library's awaitable) would suspend where no
+// scheduler looks for it, and the frame would be lost or resumed twice.
+template <class A>
+concept weave_awaitable = detail::is_task<std::remove_cvref_t<A>> ||
+                          std::derived_from<std::remove_cvref_t<A>, detail::suspend_to_scheduler>;
+
+namespace detail {
+
 class promise_base {
  public:
+  template <class A>
+  A&& await_transform(A&& awaitable) const noexcept {
+    static_assert(weave_awaitable<A>,
+                  "a weave::task may co_await only a weave::task or weave::load/prefetch: other awaitables "
+                  "suspend where no weave scheduler resumes them");
+    return std::forward<A>(awaitable);
+  }
+
   static void* operator new(std::size_t bytes) { return frame_pool::allocate(bytes); }
   static void operator delete(void* p, std::size_t bytes) noexcept {
     frame_pool::deallocate(p, bytes);
