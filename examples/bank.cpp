@@ -43,7 +43,7 @@ weave::task<bool> transfer(weave::txn::engine& db, weave::txn::table& accounts, 
   if (!a || !b || cents(*a) < amount) co_return false;  // the destructor aborts
   if (co_await t.put<Policy>(accounts, from, money(cents(*a) - amount)) != status::ok) co_return false;
   if (co_await t.put<Policy>(accounts, to, money(cents(*b) + amount)) != status::ok) co_return false;
-  co_return t.commit();
+  co_return t.commit() == weave::txn::commit_status::committed;
 }
 
 // The sum of all balances in one snapshot.
@@ -63,13 +63,13 @@ weave::task<std::int64_t> audit(weave::txn::engine& db, const weave::txn::table&
 int main() {
   constexpr std::uint64_t accounts_count = 100'000;
   weave::txn::engine db;
-  weave::txn::table& accounts = db.create_table("accounts", accounts_count);
+  weave::txn::table& accounts = db.create_table("accounts");
   {
     weave::txn::transaction t = db.begin();
     for (std::uint64_t a = 0; a < accounts_count; ++a) {
       if (weave::sync_wait(t.insert<weave::sequential_policy>(accounts, a, money(10'000))) != status::ok) return 1;
     }
-    if (!t.commit()) return 1;
+    if (t.commit() != weave::txn::commit_status::committed) return 1;
   }
 
   // 200,000 random transfers, eight transactions in flight at a time.

@@ -28,6 +28,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t repeat = 3;
     std::string modes = "naive,prefetch,multi-key,coro-nested,coro";
     std::string isolation = "si";
+    std::size_t retries = 0;
     std::uint64_t seed = 42;
     bool quiet = false;
   };
@@ -49,6 +50,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   cmd->add_option("--modes", y->modes, "naive,prefetch,multi-key,coro-nested,coro")->capture_default_str();
   cmd->add_option("--isolation", y->isolation, "si | ssn")->capture_default_str();
+  cmd->add_option("--retry", y->retries, "run an aborted transaction again, up to this many times")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+      ->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
   cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
   commands.add(cmd, [y] {
@@ -68,6 +72,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.modes.clear();
     for (const auto& m : split(y->modes)) o.modes.push_back(bench::parse_ycsb_mode(m));
     o.isolation = y->isolation;
+    o.retries = y->retries;
     o.seed = y->seed;
     o.verbose = !y->quiet;
     bench::validate(o);

@@ -31,25 +31,25 @@ std::string customer_name_key(std::uint32_t w, std::uint32_t d, std::string_view
   return k;
 }
 
-tables tables::create(txn::engine& db, std::uint32_t warehouses, std::size_t new_orders) {
+tables tables::create(txn::engine& db, std::uint32_t warehouses) {
   const std::size_t w = warehouses, districts = w * districts_per_warehouse;
   const std::size_t customers = districts * customers_per_district;
-  const std::size_t orders = districts * initial_orders_per_district + new_orders;
+  const std::size_t orders = districts * initial_orders_per_district;
   return tables{
-      db.create_table("warehouse", w),
-      db.create_table("district", districts),
-      db.create_table("customer", customers),
-      db.create_table("customer_name", customers, txn::key_kind::bytes),
-      db.create_table("history", customers + new_orders),
-      db.create_table("new_order", orders),
-      db.create_table("order", orders),
-      db.create_table("customer_order", orders),
-      db.create_table("order_line", orders * 15),
-      db.create_table("item", items),
-      db.create_table("stock", w * items),
-      db.create_table("supplier", suppliers),
-      db.create_table("nation", nations),
-      db.create_table("region", regions),
+      db.create_table("warehouse", txn::key_kind::integer, w),
+      db.create_table("district", txn::key_kind::integer, districts),
+      db.create_table("customer", txn::key_kind::integer, customers),
+      db.create_table("customer_name", txn::key_kind::bytes, customers),
+      db.create_table("history", txn::key_kind::integer, customers),
+      db.create_table("new_order", txn::key_kind::integer, orders),
+      db.create_table("order", txn::key_kind::integer, orders),
+      db.create_table("customer_order", txn::key_kind::integer, orders),
+      db.create_table("order_line", txn::key_kind::integer, orders * 15),
+      db.create_table("item", txn::key_kind::integer, items),
+      db.create_table("stock", txn::key_kind::integer, w * items),
+      db.create_table("supplier", txn::key_kind::integer, suppliers),
+      db.create_table("nation", txn::key_kind::integer, nations),
+      db.create_table("region", txn::key_kind::integer, regions),
   };
 }
 
@@ -91,7 +91,7 @@ class loader {
   }
   void flush() {
     if (pending_ == 0) return;
-    if (!t_->commit()) throw std::runtime_error("a loading transaction did not commit");
+    if (t_->commit() != txn::commit_status::committed) throw std::runtime_error("a loading transaction did not commit");
     t_.reset();
     t_.emplace(*db_);
     pending_ = 0;

@@ -46,7 +46,8 @@ void tally::add(const tally& o) {
   for (std::size_t k = 0; k < kinds; ++k) {
     commits[k] += o.commits[k];
     rollbacks[k] += o.rollbacks[k];
-    aborts[k] += o.aborts[k];
+    write_conflicts[k] += o.write_conflicts[k];
+    serialization_failures[k] += o.serialization_failures[k];
   }
   latency_us.insert(latency_us.end(), o.latency_us.begin(), o.latency_us.end());
 }
@@ -75,7 +76,8 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t count, const 
         switch (o) {
           case outcome::committed: ++out.commits[k]; break;
           case outcome::rolled_back: ++out.rollbacks[k]; break;
-          case outcome::aborted: ++out.aborts[k]; break;
+          case outcome::write_conflict: ++out.write_conflicts[k]; break;
+          case outcome::serialization_failure: ++out.serialization_failures[k]; break;
         }
         out.latency_us.push_back(
             static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - started[i]).count()));

@@ -26,7 +26,7 @@ const char* mode_name(mode m);
 bool interleaves(mode m);
 
 struct tally {
-  std::array<std::size_t, kinds> commits{}, rollbacks{}, aborts{};
+  std::array<std::size_t, kinds> commits{}, rollbacks{}, write_conflicts{}, serialization_failures{};
   std::vector<float> latency_us;
   std::size_t done() const;  // committed or rolled back
   void add(const tally& o);

@@ -204,9 +204,9 @@ struct tables {
   txn::table& nation;
   txn::table& region;
 
-  // Creates the tables with room for `warehouses` and for `new_orders`
-  // orders placed after loading.
-  static tables create(txn::engine& db, std::uint32_t warehouses, std::size_t new_orders);
+  // Creates the tables, ready for the rows `warehouses` load (they grow as
+  // transactions add more).
+  static tables create(txn::engine& db, std::uint32_t warehouses);
 };
 
 }  // namespace weave::tpcc

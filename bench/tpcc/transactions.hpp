@@ -35,8 +35,19 @@ inline constexpr std::size_t kinds = 6;
 const char* kind_name(kind k);
 
 // What happened to a transaction. A NewOrder with an unused item rolls
-// back by the specification; that counts as done, not as an abort.
-enum class outcome { committed, rolled_back, aborted };
+// back by the specification; that counts as done, not as an abort. The
+// other two are aborts: an operation met another transaction's write, or
+// (serializable) the commit could not be made safe.
+enum class outcome { committed, rolled_back, write_conflict, serialization_failure };
+
+inline outcome outcome_of(txn::commit_status s) noexcept {
+  switch (s) {
+    case txn::commit_status::committed: return outcome::committed;
+    case txn::commit_status::serialization_failure: return outcome::serialization_failure;
+    case txn::commit_status::write_conflict: break;
+  }
+  return outcome::write_conflict;
+}
 
 // State shared by the workers of one run.
 struct shared_state {
@@ -161,18 +172,18 @@ task<outcome> new_order(worker_state& ws) {
   const auto wv = co_await op::get(t, tb.warehouse, warehouse_key(w));
   const auto dv = co_await op::get(t, tb.district, district_key(w, d));
   const auto cv = co_await op::get(t, tb.customer, customer_key(w, d, c));
-  if (!wv || !dv || !cv) co_return outcome::aborted;
+  if (!wv || !dv || !cv) co_return outcome::write_conflict;
   district_row district = row_of<district_row>(*dv);
   const std::uint32_t o = district.next_o_id++;
   if (co_await op::put(t, tb.district, district_key(w, d), as_value(district)) != txn::status::ok) {
-    co_return outcome::aborted;
+    co_return outcome::write_conflict;
   }
   const order_row order{o, d, w, c, 2, 0, lines, all_local ? 1u : 0u};
   if (co_await t.insert<Policy>(tb.order, order_key(w, d, o), as_value(order)) != txn::status::ok ||
       co_await t.insert<Policy>(tb.new_order, order_key(w, d, o), as_value(new_order_row{o, d, w})) !=
           txn::status::ok ||
       co_await t.insert<Policy>(tb.customer_order, customer_order_key(w, d, c, o), as_value(o)) != txn::status::ok) {
-    co_return outcome::aborted;
+    co_return outcome::write_conflict;
   }
 
   std::array<std::optional<std::string_view>, 15> item_value, stock_value;
@@ -192,7 +203,7 @@ task<outcome> new_order(worker_state& ws) {
       co_return outcome::rolled_back;
     }
     if constexpr (!MultiKey) stock_value[n] = co_await op::get(t, tb.stock, stock_key(supply[n], item[n]));
-    if (!stock_value[n]) co_return outcome::aborted;
+    if (!stock_value[n]) co_return outcome::write_conflict;
     const item_row it = row_of<item_row>(*item_value[n]);
     stock_row stock = row_of<stock_row>(*stock_value[n]);
     stock.quantity = stock.quantity >= static_cast<std::int32_t>(quantity[n]) + 10
@@ -202,7 +213,7 @@ task<outcome> new_order(worker_state& ws) {
     ++stock.order_cnt;
     if (supply[n] != w) ++stock.remote_cnt;
     if (co_await op::put(t, tb.stock, stock_key(supply[n], item[n]), as_value(stock)) != txn::status::ok) {
-      co_return outcome::aborted;
+      co_return outcome::write_conflict;
     }
     order_line_row line{};
     line.o_id = o;
@@ -215,10 +226,10 @@ task<outcome> new_order(worker_state& ws) {
     line.amount = static_cast<std::int64_t>(quantity[n]) * it.price;
     line.dist_info = stock.dist[d - 1];
     if (co_await t.insert<Policy>(tb.order_line, order_line_key(w, d, o, n + 1), as_value(line)) != txn::status::ok) {
-      co_return outcome::aborted;
+      co_return outcome::write_conflict;
     }
   }
-  co_return t.commit() ? outcome::committed : outcome::aborted;
+  co_return outcome_of(t.commit());
 }
 
 template <class Policy, bool Nested>
@@ -235,18 +246,18 @@ task<outcome> payment(worker_state& ws) {
 
   txn::transaction t = s.db.begin();
   const auto wv = co_await op::get(t, tb.warehouse, warehouse_key(w));
-  if (!wv) co_return outcome::aborted;
+  if (!wv) co_return outcome::write_conflict;
   warehouse_row warehouse = row_of<warehouse_row>(*wv);
   warehouse.ytd += amount;
   if (co_await op::put(t, tb.warehouse, warehouse_key(w), as_value(warehouse)) != txn::status::ok) {
-    co_return outcome::aborted;
+    co_return outcome::write_conflict;
   }
   const auto dv = co_await op::get(t, tb.district, district_key(w, d));
-  if (!dv) co_return outcome::aborted;
+  if (!dv) co_return outcome::write_conflict;
   district_row district = row_of<district_row>(*dv);
   district.ytd += amount;
   if (co_await op::put(t, tb.district, district_key(w, d), as_value(district)) != txn::status::ok) {
-    co_return outcome::aborted;
+    co_return outcome::write_conflict;
   }
   const std::optional<std::uint64_t> ckey = co_await detail::choose_customer<Policy>(t, tb, r, cw, cd);
   if (!ckey) {  // nobody has the name: nothing to pay
@@ -254,7 +265,7 @@ task<outcome> payment(worker_state& ws) {
     co_return outcome::rolled_back;
   }
   const auto cv = co_await op::get(t, tb.customer, *ckey);
-  if (!cv) co_return outcome::aborted;
+  if (!cv) co_return outcome::write_conflict;
   customer_row customer = row_of<customer_row>(*cv);
   customer.balance -= amount;
   customer.ytd_payment += amount;
@@ -265,7 +276,7 @@ task<outcome> payment(worker_state& ws) {
     data += customer.data.view();
     customer.data.set(data);
   }
-  if (co_await op::put(t, tb.customer, *ckey, as_value(customer)) != txn::status::ok) co_return outcome::aborted;
+  if (co_await op::put(t, tb.customer, *ckey, as_value(customer)) != txn::status::ok) co_return outcome::write_conflict;
   history_row h{};
   h.c_id = customer.c_id;
   h.c_d_id = cd;
@@ -277,9 +288,9 @@ task<outcome> payment(worker_state& ws) {
   h.data.set(std::string(warehouse.name.view()) + "    " + std::string(district.name.view()));
   if (co_await t.insert<Policy>(tb.history, history_key(ws.history_id, ++ws.history_sequence), as_value(h)) !=
       txn::status::ok) {
-    co_return outcome::aborted;
+    co_return outcome::write_conflict;
   }
-  co_return t.commit() ? outcome::committed : outcome::aborted;
+  co_return outcome_of(t.commit());
 }
 
 template <class Policy, bool Nested>
@@ -297,7 +308,7 @@ task<outcome> order_status(worker_state& ws) {
     co_return outcome::rolled_back;
   }
   const auto cv = co_await op::get(t, tb.customer, *ckey);
-  if (!cv) co_return outcome::aborted;
+  if (!cv) co_return outcome::write_conflict;
   const customer_row customer = row_of<customer_row>(*cv);
   std::vector<std::pair<std::uint64_t, std::string_view>> latest;
   co_await t.scan<Policy>(tb.customer_order, customer_order_key(w, d, customer.c_id, (1u << order_id_bits) - 1), 1,
@@ -306,14 +317,14 @@ task<outcome> order_status(worker_state& ws) {
   if (!latest.empty() && latest[0].first >> order_id_bits == *ckey) {
     const std::uint32_t o = row_of<std::uint32_t>(latest[0].second);
     const auto ov = co_await op::get(t, tb.order, order_key(w, d, o));
-    if (!ov) co_return outcome::aborted;
+    if (!ov) co_return outcome::write_conflict;
     const order_row order = row_of<order_row>(*ov);
     std::vector<std::pair<std::uint64_t, std::string_view>> lines;
     co_await t.scan<Policy>(tb.order_line, order_line_key(w, d, o, 1), order.ol_cnt, lines);
     for (const auto& [k, v] : lines) seen += static_cast<std::uint64_t>(row_of<order_line_row>(v).amount);
   }
   ws.checksum += seen;
-  co_return t.commit() ? outcome::committed : outcome::aborted;
+  co_return outcome_of(t.commit());
 }
 
 template <class Policy, bool Nested>
@@ -333,36 +344,36 @@ task<outcome> delivery(worker_state& ws) {
     co_await t.scan<Policy>(tb.new_order, order_key(w, d, from), 1, found);
     if (found.empty() || found[0].first >> order_id_bits != district_key(w, d)) continue;  // none undelivered
     const std::uint32_t o = static_cast<std::uint32_t>(found[0].first & ((1u << order_id_bits) - 1));
-    if (co_await t.remove<Policy>(tb.new_order, order_key(w, d, o)) != txn::status::ok) co_return outcome::aborted;
+    if (co_await t.remove<Policy>(tb.new_order, order_key(w, d, o)) != txn::status::ok) co_return outcome::write_conflict;
     const auto ov = co_await op::get(t, tb.order, order_key(w, d, o));
-    if (!ov) co_return outcome::aborted;
+    if (!ov) co_return outcome::write_conflict;
     order_row order = row_of<order_row>(*ov);
     order.carrier_id = carrier;
     if (co_await op::put(t, tb.order, order_key(w, d, o), as_value(order)) != txn::status::ok) {
-      co_return outcome::aborted;
+      co_return outcome::write_conflict;
     }
     std::int64_t total = 0;
     for (std::uint32_t n = 1; n <= order.ol_cnt; ++n) {
       const auto lv = co_await op::get(t, tb.order_line, order_line_key(w, d, o, n));
-      if (!lv) co_return outcome::aborted;
+      if (!lv) co_return outcome::write_conflict;
       order_line_row line = row_of<order_line_row>(*lv);
       total += line.amount;
       line.delivery_d = 2;
       if (co_await op::put(t, tb.order_line, order_line_key(w, d, o, n), as_value(line)) != txn::status::ok) {
-        co_return outcome::aborted;
+        co_return outcome::write_conflict;
       }
     }
     const auto cv = co_await op::get(t, tb.customer, customer_key(w, d, order.c_id));
-    if (!cv) co_return outcome::aborted;
+    if (!cv) co_return outcome::write_conflict;
     customer_row customer = row_of<customer_row>(*cv);
     customer.balance += total;
     ++customer.delivery_cnt;
     if (co_await op::put(t, tb.customer, customer_key(w, d, order.c_id), as_value(customer)) != txn::status::ok) {
-      co_return outcome::aborted;
+      co_return outcome::write_conflict;
     }
     delivered[d] = o;
   }
-  if (!t.commit()) co_return outcome::aborted;
+  if (const outcome o = outcome_of(t.commit()); o != outcome::committed) co_return o;
   for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {
     if (delivered[d] == 0) continue;
     auto& hint = s.undelivered[district_key(w, d)];
@@ -407,7 +418,7 @@ task<outcome> stock_level(worker_state& ws) {
 
   txn::transaction t = s.db.begin();
   const auto dv = co_await op::get(t, tb.district, district_key(w, d));
-  if (!dv) co_return outcome::aborted;
+  if (!dv) co_return outcome::write_conflict;
   const std::uint32_t next = row_of<district_row>(*dv).next_o_id;
   std::vector<std::pair<std::uint64_t, std::string_view>> lines;
   co_await t.scan<Policy>(tb.order_line, order_line_key(w, d, next - 20, 0), 20 * 15, lines);
@@ -420,8 +431,8 @@ task<outcome> stock_level(worker_state& ws) {
   stock_keys.erase(std::unique(stock_keys.begin(), stock_keys.end()), stock_keys.end());
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
-  if (missing) co_return outcome::aborted;
-  co_return t.commit() ? outcome::committed : outcome::aborted;
+  if (missing) co_return outcome::write_conflict;
+  co_return outcome_of(t.commit());
 }
 
 // Q2* after CoroBase's TPC-CH: in one region, for `suppliers_per_q2` of its
@@ -440,12 +451,12 @@ task<outcome> q2(worker_state& ws) {
 
   txn::transaction t = s.db.begin();
   const auto rv = co_await op::get(t, tb.region, region);
-  if (!rv) co_return outcome::aborted;
+  if (!rv) co_return outcome::write_conflict;
   std::vector<std::uint64_t> stock_keys;
   for (std::uint32_t taken = 0; taken < s.suppliers_per_q2; supplier = (supplier + 1) % suppliers) {
     if (supplier % nations % regions != region) continue;
     const auto sv = co_await op::get(t, tb.supplier, supplier);
-    if (!sv) co_return outcome::aborted;
+    if (!sv) co_return outcome::write_conflict;
     ws.checksum += static_cast<std::uint64_t>(row_of<supplier_row>(*sv).acctbal);
     for (std::uint32_t i = supplier == 0 ? suppliers : supplier; i <= items; i += suppliers) {
       stock_keys.push_back(stock_key(w, i));
@@ -454,8 +465,8 @@ task<outcome> q2(worker_state& ws) {
   }
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
-  if (missing) co_return outcome::aborted;
-  co_return t.commit() ? outcome::committed : outcome::aborted;
+  if (missing) co_return outcome::write_conflict;
+  co_return outcome_of(t.commit());
 }
 
 // The transaction of kind k.

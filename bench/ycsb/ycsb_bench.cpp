@@ -110,7 +110,7 @@ struct alignas(64) worker {
   std::vector<std::uint64_t> keys;  // a pool of chosen keys, used round-robin
   std::size_t cursor = 0;
   std::vector<float> latency_us;
-  std::size_t commits = 0, aborts = 0;
+  std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
   std::uint64_t checksum = 0;
 };
 
@@ -158,11 +158,10 @@ std::uint64_t first_word(std::string_view v) {
   return x;
 }
 
-// One YCSB transaction over keys[0, ops_per_txn); true if it committed.
+// One run of a YCSB transaction over keys[0, ops_per_txn).
 template <class Policy, bool Nested, bool StringKeys>
-task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
+task<txn::commit_status> attempt(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
   const auto key = [&](std::size_t i) { return record_key<StringKeys>(c, keys[i]); };
-  const auto start = clock_type::now();
   txn::transaction t = c.db.begin();
   const std::size_t n = c.o.ops_per_txn;
   // mixed: 2 read-modify-writes, then reads
@@ -207,11 +206,26 @@ task<bool> transaction_body(const context& c, worker& w, const std::uint64_t* ke
       }
     }
   }
-  ok = ok && t.commit();
-  if (!ok) t.abort();
+  if (!ok) {
+    t.abort();
+    co_return txn::commit_status::write_conflict;
+  }
+  co_return t.commit();
+}
+
+// The transaction, run again after an abort up to --retry times, as an
+// application would; how its last run ended. Its latency spans the runs.
+template <class Policy, bool Nested, bool StringKeys>
+task<txn::commit_status> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
+  const auto start = clock_type::now();
+  txn::commit_status result = co_await attempt<Policy, Nested, StringKeys>(c, w, keys, multi_key);
+  for (std::size_t retry = 0; result != txn::commit_status::committed && retry < c.o.retries; ++retry) {
+    ++w.retries;
+    result = co_await attempt<Policy, Nested, StringKeys>(c, w, keys, multi_key);
+  }
   w.latency_us.push_back(
       static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - start).count()));
-  co_return ok;
+  co_return result;
 }
 
 template <bool Nested, bool StringKeys, class Scheduler>
@@ -225,7 +239,13 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
         return transaction_body<decltype(policy), Nested, StringKeys>(c, w, w.keys.data() + (base + i * n) % (w.keys.size() - n),
                                                           multi_key);
       },
-      [&](std::size_t, bool ok) { ++(ok ? w.commits : w.aborts); });
+      [&](std::size_t, txn::commit_status s) {
+        switch (s) {
+          case txn::commit_status::committed: ++w.commits; break;
+          case txn::commit_status::write_conflict: ++w.write_conflicts; break;
+          case txn::commit_status::serialization_failure: ++w.serialization_failures; break;
+        }
+      });
 }
 
 // Never lose on cached data: over a table that stays cached nothing would
@@ -266,7 +286,7 @@ void load(const ycsb_options& o, txn::engine& db, txn::table& table) {
         throw std::runtime_error(fmt::format("loading key {} failed", k));
       }
     }
-    if (!t.commit()) throw std::runtime_error("a loading transaction did not commit");
+    if (t.commit() != txn::commit_status::committed) throw std::runtime_error("a loading transaction did not commit");
     if (o.verbose && (first / per_txn) % 100 == 0) {
       std::fprintf(stderr, "\rloading %zu records: %3.0f%%", o.records,
                    100.0 * static_cast<double>(last) / static_cast<double>(o.records));
@@ -282,7 +302,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   validate(o);
   txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
   txn::table& table =
-      db.create_table("usertable", o.records, o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes);
+      db.create_table("usertable", o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes, o.records);
   load(o, db, table);
   const context c{o, db, table};
 
@@ -294,7 +314,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     std::size_t threads, batch;
     ycsb_mode mode;
     std::vector<double> txn_per_s;
-    std::size_t commits = 0, aborts = 0;
+    std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
     std::vector<float> latency;
   };
   std::vector<config> configs;
@@ -303,7 +323,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       for (ycsb_mode mode : o.modes) {
         const bool batched = mode == ycsb_mode::coro || mode == ycsb_mode::coro_nested;
         if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
-        configs.push_back(config{threads, batch, mode, {}, 0, 0, {}});
+        configs.push_back(config{threads, batch, mode, {}, 0, 0, 0, 0, {}});
       }
     }
   }
@@ -334,7 +354,9 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         cfg.commits += workers[t].commits;
-        cfg.aborts += workers[t].aborts;
+        cfg.write_conflicts += workers[t].write_conflicts;
+        cfg.serialization_failures += workers[t].serialization_failures;
+        cfg.retries += workers[t].retries;
         txn_per_s += static_cast<double>(workers[t].commits) / elapsed[t];
         cfg.latency.insert(cfg.latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
       }
@@ -363,7 +385,11 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["repeat"] = o.repeat;
     j["txn_per_s"] = median(cfg.txn_per_s);
     j["commits"] = cfg.commits;
-    j["aborts"] = cfg.aborts;
+    j["aborts"] = cfg.write_conflicts + cfg.serialization_failures;
+    j["write_conflicts"] = cfg.write_conflicts;
+    j["serialization_failures"] = cfg.serialization_failures;
+    j["retry"] = o.retries;
+    j["retries"] = cfg.retries;
     j["p50_us"] = percentile(cfg.latency, 0.5);
     j["p99_us"] = percentile(cfg.latency, 0.99);
     if (each) each(j);

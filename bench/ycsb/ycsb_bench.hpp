@@ -47,6 +47,7 @@ struct ycsb_options {
   std::vector<ycsb_mode> modes{ycsb_mode::naive, ycsb_mode::prefetch, ycsb_mode::multi_key, ycsb_mode::coro_nested,
                                ycsb_mode::coro};
   std::string isolation = "si";
+  std::size_t retries = 0;  // runs of an aborted transaction again, at most
   std::uint64_t seed = 42;
   bool verbose = true;
 };

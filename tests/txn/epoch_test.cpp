@@ -59,18 +59,18 @@ std::size_t chain_length(const table& t, std::uint64_t key) {
 
 TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_their_snapshot) {
   engine db;
-  table& t = db.create_table("t", 10);
+  table& t = db.create_table("t");
   {
     transaction load = db.begin();
     ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, 1, "v0")), status::ok);
-    ASSERT_TRUE(load.commit());
+    ASSERT_EQ(load.commit(), commit_status::committed);
   }
   participant& worker = db.join();
   const auto update = [&](const std::string& value) {
     const epoch_guard batch = db.enter(worker);
     transaction u = db.begin();
     ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, 1, value)), status::ok);
-    ASSERT_TRUE(u.commit());
+    ASSERT_EQ(u.commit(), commit_status::committed);
   };
   for (int i = 1; i <= 100; ++i) update("v" + std::to_string(i));
   EXPECT_LE(chain_length(t, 1), 2u);
@@ -80,7 +80,7 @@ TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_the
   for (int i = 101; i <= 150; ++i) update("v" + std::to_string(i));
   EXPECT_GE(chain_length(t, 1), 50u);
   EXPECT_EQ(std::string(*sync_wait(old_reader.get<interleaved_policy>(t, 1))), "v100");
-  ASSERT_TRUE(old_reader.commit());
+  ASSERT_EQ(old_reader.commit(), commit_status::committed);
   update("v151");
   EXPECT_LE(chain_length(t, 1), 2u);
 }
@@ -102,19 +102,19 @@ task<bool> read_then_write(engine& db, table& t, std::uint64_t key, std::uint64_
   if (v) std::memcpy(&stored, v->data(), 8);
   if (stored != key) ++bad;
   if (write && co_await x.put<Policy>(t, key, record(key, n)) != status::ok) co_return false;
-  co_return x.commit();
+  co_return x.commit() == commit_status::committed;
 }
 
 TEST(epochs, concurrent_workers_read_only_live_versions) {
   engine db;
   constexpr std::uint64_t keys = 32;
-  table& t = db.create_table("t", keys);
+  table& t = db.create_table("t");
   {
     transaction load = db.begin();
     for (std::uint64_t k = 0; k < keys; ++k) {
       ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, k, record(k, 0))), status::ok);
     }
-    ASSERT_TRUE(load.commit());
+    ASSERT_EQ(load.commit(), commit_status::committed);
   }
   std::atomic<std::size_t> bad{0}, commits{0};
   std::vector<std::thread> workers;
@@ -143,7 +143,7 @@ TEST(epochs, concurrent_workers_read_only_live_versions) {
     const epoch_guard batch = db.enter(last);
     transaction u = db.begin();
     ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, k, record(k, 200))), status::ok);
-    ASSERT_TRUE(u.commit());
+    ASSERT_EQ(u.commit(), commit_status::committed);
     EXPECT_LE(chain_length(t, k), 2u) << "key " << k;
   }
 }

@@ -42,6 +42,9 @@ class byte_key {
     return k;
   }
 
+  // The key no other key follows: `capacity` bytes of 0xff.
+  static byte_key largest() { return byte_key(std::string(capacity, '\xff')); }
+
   std::uint64_t word(unsigned i) const noexcept { return w_[i]; }
   std::size_t size() const noexcept { return w_[words - 1] & 0xff; }
   std::string str() const {

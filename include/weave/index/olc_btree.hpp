@@ -54,6 +54,7 @@ struct olc_key<std::uint64_t> {
   static constexpr std::size_t node_bytes = 512;
   static std::uint64_t word(std::uint64_t k, unsigned) noexcept { return k; }
   static std::uint64_t from_words(const std::array<std::uint64_t, 1>& w) noexcept { return w[0]; }
+  static std::uint64_t largest() noexcept { return ~std::uint64_t{0}; }
 };
 template <>
 struct olc_key<byte_key> {
@@ -61,6 +62,7 @@ struct olc_key<byte_key> {
   static constexpr std::size_t node_bytes = 1024;
   static std::uint64_t word(const byte_key& k, unsigned i) noexcept { return k.word(i); }
   static byte_key from_words(const std::array<std::uint64_t, words>& w) noexcept { return byte_key::from_words(w); }
+  static byte_key largest() noexcept { return byte_key::largest(); }
 };
 }  // namespace detail
 
@@ -71,7 +73,7 @@ class basic_olc_btree {
 
  public:
   static constexpr std::size_t node_bytes = traits::node_bytes;
-  // Keys a node holds: a 16-byte header, then the keys, then one slot more.
+  // Keys a node holds: a 24-byte header, then the keys, then one slot more.
   static constexpr unsigned capacity = (node_bytes - 24) / (8 * key_words + 8);
   static constexpr unsigned inner_keys = capacity;
   static constexpr unsigned leaf_keys = capacity;
@@ -91,6 +93,10 @@ class basic_olc_btree {
     std::atomic<std::uint64_t> version{0};
     std::atomic<std::uint32_t> count{0};
     const bool leaf;
+    // A leaf's word for its user, kept across splits (the new right leaf
+    // starts with a copy): the transaction engine keeps there the latest
+    // commit that read the absence of keys in the leaf's range.
+    mutable std::atomic<std::uint64_t> mark{0};
     std::atomic<std::uint64_t> keys[capacity * key_words];
     // Inner: child pointers in slots 0..count. Leaf: values in slots
     // 0..count-1, the next leaf in the last slot.
@@ -203,22 +209,34 @@ class basic_olc_btree {
 
   // Inserts or overwrites key -> value; returns true if the key was new.
   bool insert(const Key& key, std::uint64_t value) {
-    for (;;) {
-      if (auto done = try_insert(key, value, true)) return done->inserted;
-      pause();
-    }
+    const auto same = [value] { return value; };
+    return insert_with(key, same, ignore_split{}, true).inserted;
   }
 
-  // Inserts key -> value unless the key is present; returns the value it
-  // already has in that case.
-  std::optional<std::uint64_t> insert_if_absent(const Key& key, std::uint64_t value) {
-    for (;;) {
-      if (auto done = try_insert(key, value, false)) {
-        if (done->inserted) return std::nullopt;
-        return done->existing;
-      }
-      pause();
-    }
+  // What an insert did, and where: the leaf that holds the key and its
+  // version before and after the insert (equal if nothing was inserted), so
+  // that a caller that noted the leaf earlier can tell its own change from
+  // others'.
+  struct insert_outcome {
+    bool inserted;
+    std::uint64_t value;  // the value now under the key: the new one, or the one it had
+    const node* leaf;
+    std::uint64_t version_before;
+    std::uint64_t version_after;
+  };
+
+  // Inserts key -> make_value() unless the key is present. make_value runs
+  // only for an absent key, once, while the leaf is locked: what it
+  // publishes is in place before any reader can find the key. If it
+  // throws, nothing is inserted. Each leaf the insert splits on its way is
+  // passed to on_split(left, version before, version after, right, its
+  // version): the two hold what the left one held before.
+  struct ignore_split {
+    void operator()(const node&, std::uint64_t, std::uint64_t, const node&, std::uint64_t) const noexcept {}
+  };
+  template <class MakeValue, class OnSplit = ignore_split>
+  insert_outcome insert_if_absent(const Key& key, const MakeValue& make_value, const OnSplit& on_split = {}) {
+    return insert_with(key, make_value, on_split, false);
   }
 
   // Removes key; returns whether it was there.
@@ -251,6 +269,7 @@ class basic_olc_btree {
         right->set_value(i - keep, n.value(i));
       }
       right->count.store(count - keep, std::memory_order_release);
+      right->mark.store(n.mark.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
       right->set_next(n.next());
       n.count.store(keep, std::memory_order_release);
       n.set_next(right);
@@ -279,13 +298,18 @@ class basic_olc_btree {
     n.count.store(count + 1, std::memory_order_release);
   }
 
-  struct insert_result {
-    bool inserted;
-    std::uint64_t existing;  // the value found, if not inserted
-  };
+  template <class MakeValue, class OnSplit>
+  insert_outcome insert_with(const Key& key, const MakeValue& make_value, const OnSplit& on_split, bool overwrite) {
+    for (;;) {
+      if (auto done = try_insert(key, make_value, on_split, overwrite)) return *done;
+      pause();
+    }
+  }
 
   // One optimistic attempt; nothing means restart.
-  std::optional<insert_result> try_insert(const Key& key, std::uint64_t value, bool overwrite) {
+  template <class MakeValue, class OnSplit>
+  std::optional<insert_outcome> try_insert(const Key& key, const MakeValue& make_value, const OnSplit& on_split,
+                                           bool overwrite) {
     node* n = root();
     auto v = read_lock(*n);
     if (!v || n != root()) return std::nullopt;  // see descent::step
@@ -305,6 +329,7 @@ class basic_olc_btree {
           return std::nullopt;
         }
         const auto [sep, right] = split(*n);
+        const std::uint64_t right_version = right->version.load(std::memory_order_relaxed);
         if (parent != nullptr) {
           insert_child(*parent, parent->child_for(sep), sep, right);
           write_unlock(*parent);
@@ -317,6 +342,7 @@ class basic_olc_btree {
           root_.store(new_root, std::memory_order_release);
         }
         write_unlock(*n);
+        if (n->leaf) on_split(*n, *v, *v + 2 * locked_bit, *right, right_version);
         return std::nullopt;
       }
       if (parent != nullptr && !validate(*parent, parent_v)) return std::nullopt;
@@ -335,9 +361,27 @@ class basic_olc_btree {
     const unsigned pos = n->lower_bound(key);
     if (pos < count && n->compare(pos, key) == 0) {
       const std::uint64_t existing = n->value(pos);
-      if (overwrite) n->set_value(pos, value);
+      if (!overwrite) {  // nothing changes: leave the version as it was
+        n->version.store(*v, std::memory_order_release);
+        return insert_outcome{false, existing, n, *v, *v};
+      }
+      std::uint64_t value = 0;
+      try {
+        value = make_value();
+      } catch (...) {
+        write_unlock(*n);
+        throw;
+      }
+      n->set_value(pos, value);
       write_unlock(*n);
-      return insert_result{false, existing};
+      return insert_outcome{false, existing, n, *v, *v + 2 * locked_bit};
+    }
+    std::uint64_t value = 0;
+    try {
+      value = make_value();
+    } catch (...) {
+      write_unlock(*n);
+      throw;
     }
     for (unsigned i = count; i > pos; --i) {
       n->move_key(i, *n, i - 1);
@@ -347,7 +391,7 @@ class basic_olc_btree {
     n->set_value(pos, value);
     n->count.store(count + 1, std::memory_order_release);
     write_unlock(*n);
-    return insert_result{true, 0};
+    return insert_outcome{true, value, n, *v, *v + 2 * locked_bit};
   }
 
   std::atomic<node*> root_{nullptr};
@@ -486,12 +530,22 @@ task<std::optional<std::uint64_t>> lookup(const basic_olc_btree<Key>& tree, std:
   co_return d.value();
 }
 
-// Up to `limit` entries with keys >= `from` (> `from` if `after`), in key
-// order, appended to `out` as (key, value) pairs. Each leaf is read optimistically; when a check fails
-// the scan resumes after the last key it kept.
-template <execution_policy Policy, class Key>
-task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from, std::size_t limit,
-                std::vector<std::pair<Key, std::uint64_t>>& out, bool after = false) {
+// Takes no note of the leaves a scan reads.
+struct ignore_leaves {
+  template <class Node>
+  void operator()(const Node&, std::uint64_t) const noexcept {}
+};
+
+// Up to `limit` entries with keys in [from, to] (from excluded if `after`),
+// in key order, appended to `out` as (key, value) pairs. Each leaf is read
+// optimistically; when a check fails the scan resumes after the last key it
+// kept. Every leaf whose entries were used (or that showed there are no
+// more) is passed to on_leaf(leaf, version) once it has been validated at
+// that version.
+template <execution_policy Policy, class Key, class OnLeaf = ignore_leaves>
+task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from, std::type_identity_t<Key> to,
+                std::size_t limit, std::vector<std::pair<Key, std::uint64_t>>& out, bool after = false,
+                OnLeaf on_leaf = {}) {
   using tree_type = basic_olc_btree<Key>;
   using node = typename tree_type::node;
   std::size_t taken = 0;
@@ -509,22 +563,31 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
       const unsigned count = std::min(n->size(), tree_type::leaf_keys);
       unsigned i = n->lower_bound(from);
       if (after && i < count && n->compare(i, from) == 0) ++i;
-      for (; i < count && taken + got < limit; ++i) entries[got++] = {n->key(i), n->value(i)};
+      bool beyond = false;
+      for (; i < count && taken + got < limit; ++i) {
+        if (n->compare(i, to) > 0) {
+          beyond = true;
+          break;
+        }
+        entries[got++] = {n->key(i), n->value(i)};
+      }
       const node* next = n->next();
       if (!tree_type::validate(*n, v)) {
         restart = true;
         break;
       }
+      on_leaf(*n, v);
       out.insert(out.end(), entries, entries + got);
       taken += got;
       if (got > 0) {
         from = entries[got - 1].first;
         after = true;
       }
-      if (next == nullptr) {
+      if (next == nullptr || beyond) {
         past_end = true;
         break;
       }
+      if (taken == limit) break;
       co_await prefetch<Policy>(*next, tree.hot_levels() != ~0u);
       const auto nv = tree_type::read_lock(*next);
       if (!nv) {
@@ -536,6 +599,13 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
     }
     if (restart) tree_type::pause();
   }
+}
+
+// The same with no end bound.
+template <execution_policy Policy, class Key>
+task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from, std::size_t limit,
+                std::vector<std::pair<Key, std::uint64_t>>& out, bool after = false) {
+  return scan<Policy, Key>(tree, from, detail::olc_key<Key>::largest(), limit, out, after);
 }
 
 }  // namespace weave

@@ -66,11 +66,13 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
-  table& create_table(std::string name, std::size_t capacity, key_kind keys = key_kind::integer) {
+  // A table that grows as records arrive; `expected_records` only readies
+  // that many slots up front.
+  table& create_table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0) {
     std::lock_guard<std::mutex> g(tables_mutex_);
     for (const auto& t : tables_)
       if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
-    tables_.push_back(std::make_unique<table>(std::move(name), capacity, keys));
+    tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records));
     return *tables_.back();
   }
 
@@ -120,12 +122,31 @@ class engine {
   std::vector<std::unique_ptr<table>> tables_;  // retired versions are in no chain: any order of freeing
 };
 
+// What an operation did.
 enum class status {
   ok,
   not_found,  // no visible record under the key
   duplicate,  // insert of a key that has a visible record
   conflict,   // write-write conflict: the transaction must abort
 };
+
+// What a commit did. A failed commit has aborted the transaction; running it
+// again from the start may succeed.
+enum class commit_status {
+  committed,
+  write_conflict,         // an operation met another transaction's write (first updater wins)
+  serialization_failure,  // serializable: committing could close a dependency cycle, or a
+                          // range it read (a scan, or a key it found absent) has changed
+};
+
+constexpr const char* name_of(commit_status s) noexcept {
+  switch (s) {
+    case commit_status::committed: return "committed";
+    case commit_status::write_conflict: return "write_conflict";
+    case commit_status::serialization_failure: return "serialization_failure";
+  }
+  return "?";
+}
 
 // What an application names a record by: an integer (as 8 unsigned bytes)
 // or a byte string (std::string, std::string_view, a literal).
@@ -196,7 +217,8 @@ class transaction {
   }
   transaction(transaction&& o) noexcept
       : engine_(o.engine_), participant_(o.participant_), begin_(o.begin_), id_(o.id_),
-        serializable_(o.serializable_), writes_(std::move(o.writes_)), reads_(std::move(o.reads_)), state_(o.state_) {
+        serializable_(o.serializable_), writes_(std::move(o.writes_)), reads_(std::move(o.reads_)),
+        ranges_(std::move(o.ranges_)), inserted_into_(std::move(o.inserted_into_)), state_(o.state_) {
     o.state_ = state::finished;
   }
   transaction& operator=(transaction&&) = delete;
@@ -263,26 +285,39 @@ class transaction {
     return add<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value);
   }
 
-  // Up to `limit` records with keys >= from, in key order, visible in this
-  // snapshot, appended to `out`.
+  // Up to `limit` records with keys in [from, to], in key order, visible in
+  // this snapshot, appended to `out`. Serializable transactions are
+  // protected against inserts into the range read (phantoms).
+  template <execution_policy Policy, record_key K>
+  task<void> scan(const table& t, const K& from, const K& to, std::size_t limit,
+                  std::vector<std::pair<scan_key_t<K>, std::string_view>>& out) {
+    using traits = detail::record_key_traits<K>;
+    return scan_in<Policy, traits>(t, t.index_of<typename traits::index_key>(), traits::to_index(from),
+                                   traits::to_index(to), limit, out);
+  }
+  // The same with no end bound: keys >= from.
   template <execution_policy Policy, record_key K>
   task<void> scan(const table& t, const K& from, std::size_t limit,
                   std::vector<std::pair<scan_key_t<K>, std::string_view>>& out) {
     using traits = detail::record_key_traits<K>;
-    return scan_in<Policy, traits>(t, t.index_of<typename traits::index_key>(), traits::to_index(from), limit, out);
+    using index_key = typename traits::index_key;
+    return scan_in<Policy, traits>(t, t.index_of<index_key>(), traits::to_index(from),
+                                   weave::detail::olc_key<index_key>::largest(), limit, out);
   }
 
-  // Makes the writes visible; false if the transaction had failed or, when
-  // serializable, could not commit safely (it is then aborted).
-  bool commit() {
+  // Makes the writes visible, or aborts the transaction and says why: it
+  // had met a write-write conflict, or (serializable) committing it could
+  // break serializability.
+  commit_status commit() {
     if (state_ == state::finished) throw std::logic_error("transaction already finished");
     if (state_ == state::failed) {
       abort();
-      return false;
+      return commit_status::write_conflict;
     }
     // Under SSN a reader also takes a commit stamp: later overwriters of
-    // what it read must order themselves after it.
-    if (!writes_.empty() || !reads_.empty()) {
+    // what it read, and inserters into ranges it read, must order
+    // themselves after it.
+    if (!writes_.empty() || !reads_.empty() || !ranges_.empty()) {
       std::uint64_t ts = 0;
       {
         std::lock_guard<std::mutex> g(engine_->commit_mutex_);
@@ -295,12 +330,12 @@ class transaction {
       }
       if (ts == 0) {
         abort();
-        return false;
+        return commit_status::serialization_failure;
       }
       if (!writes_.empty()) prune(ts);
     }
     finish();
-    return true;
+    return commit_status::committed;
   }
 
   // Takes the writes back out of their chains, newest first.
@@ -324,6 +359,8 @@ class transaction {
   void finish() noexcept {
     detail::spare_vectors<write_entry>::give(writes_);
     detail::spare_vectors<const version*>::give(reads_);
+    detail::spare_vectors<range_read>::give(ranges_);
+    detail::spare_vectors<const std::atomic<std::uint64_t>*>::give(inserted_into_);
     state_ = state::finished;
     if (participant_ == nullptr) engine_->epochs_.unmanaged_end();
   }
@@ -367,6 +404,17 @@ class transaction {
   // SSN's exclusion test for a commit at `ts`, under the commit lock. If it
   // passes, the stamps of what the transaction read and overwrote are
   // updated for the transactions that commit after it.
+  //
+  // Ranges take part as versions do. A leaf whose range the transaction
+  // read (a scan, or a key it found absent) keeps in its mark the latest
+  // commit that read it: an inserter into the leaf must come after that
+  // reader, as an overwriter must come after the readers of a version. An
+  // insert into the range before this commit changed the leaf's version:
+  // the inserter would have to come both after (its key is not in what we
+  // read) and, unknown to us, possibly before, so we give up. A key that has
+  // a slot but no committed version is read as the committed tombstone at
+  // the bottom of every serializable chain, so inserters over it are
+  // ordinary overwriters.
   bool serial_safety_net(std::uint64_t ts) {
     std::uint64_t predecessor = 0;  // latest commit that must come before
     std::uint64_t successor = ts;   // earliest stamp that must come after
@@ -377,7 +425,22 @@ class transaction {
     for (const write_entry& w : writes_) {
       if (const version* o = overwritten(w)) predecessor = std::max(predecessor, o->pstamp.load(std::memory_order_relaxed));
     }
+    // Before our own ranges are marked: a leaf we read and inserted into
+    // must not order us after ourselves.
+    for (const std::atomic<std::uint64_t>* mark : inserted_into_) {
+      predecessor = std::max(predecessor, mark->load(std::memory_order_seq_cst));
+    }
     if (successor <= predecessor) return false;
+    // Mark, then check: an inserter that changes the leaf after the check
+    // finds the mark.
+    for (const range_read& r : ranges_) {
+      std::uint64_t m = r.mark->load(std::memory_order_relaxed);
+      while (!r.mark->compare_exchange_weak(m, std::max(m, ts), std::memory_order_seq_cst)) {
+      }
+    }
+    for (const range_read& r : ranges_) {
+      if (r.version->load(std::memory_order_seq_cst) != r.seen) return false;
+    }
     for (const version* r : reads_) {
       r->pstamp.store(std::max(r->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
     }
@@ -391,6 +454,40 @@ class transaction {
   // Under SSN, a committed version the transaction has read.
   void note_read(const version* v) {
     if (serializable_ && v != nullptr && !(v->stamp.load(std::memory_order_relaxed) & pending)) reads_.push_back(v);
+  }
+
+  // Under SSN, a leaf whose range the transaction read, validated at `seen`.
+  template <class Node>
+  void note_range(const Node& leaf, std::uint64_t seen) {
+    if (serializable_) ranges_.push_back({&leaf.version, seen, &leaf.mark});
+  }
+
+  // Under SSN, a split of a leaf by our own insert: a range read of it is a
+  // read of both halves.
+  template <class Node>
+  void note_split(const Node& left, std::uint64_t before, std::uint64_t after, const Node& right,
+                  std::uint64_t right_version) {
+    if (!serializable_) return;
+    bool read = false;
+    for (range_read& r : ranges_) {
+      if (r.version == &left.version && r.seen == before) {
+        r.seen = after;
+        read = true;
+      }
+    }
+    if (read) ranges_.push_back({&right.version, right_version, &right.mark});
+  }
+
+  // Under SSN, an insert into a leaf: later commits of readers of its range
+  // come after us, and a range we read ourselves stays valid through our
+  // own insert.
+  template <class Outcome>
+  void note_insert(const Outcome& o) {
+    if (!serializable_) return;
+    inserted_into_.push_back(&o.leaf->mark);
+    for (range_read& r : ranges_) {
+      if (r.version == &o.leaf->version && r.seen == o.version_before) r.seen = o.version_after;
+    }
   }
 
   bool sees(std::uint64_t stamp) const noexcept {
@@ -449,7 +546,10 @@ class transaction {
   task<std::optional<std::string_view>> read(const table& t, const basic_olc_btree<Key>& index, Key key) {
     typename basic_olc_btree<Key>::descent d(index, key);
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
-    if (!d.value()) co_return std::nullopt;
+    if (!d.value()) {
+      note_range(*d.leaf(), d.leaf_version());
+      co_return std::nullopt;
+    }
     chain_cursor c(t, *d.value());
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     co_return value_of(c.found());
@@ -467,7 +567,10 @@ class transaction {
     if (state_ != state::active) co_return status::conflict;
     typename basic_olc_btree<Key>::descent d(index, key);
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
-    if (!d.value()) co_return status::not_found;
+    if (!d.value()) {
+      note_range(*d.leaf(), d.leaf_version());
+      co_return status::not_found;
+    }
     chain_cursor c(t, *d.value());
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     if (!value_of(c.found())) co_return status::not_found;
@@ -477,34 +580,48 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<status> add(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
     if (state_ != state::active) co_return status::conflict;
-    const oid_t fresh = t.allocate_oid();
-    version* v = version::make(pending | id_, nullptr, value, false);
+    // Under SSN a new chain ends in a committed tombstone, older than any
+    // snapshot: a reader that finds the key but no committed value has read
+    // it, and the inserter overwrites it (see serial_safety_net).
+    version* base = serializable_ ? version::make(0, nullptr, {}, true) : nullptr;
+    version* v = version::make(pending | id_, base, value, false);
     t.note_value_bytes(value.size());
-    t.head(fresh).store(v, std::memory_order_release);
-    const std::optional<std::uint64_t> existing = index.insert_if_absent(key, fresh);
-    if (!existing) {
+    // A slot only for a key that is absent, filled before the key can be found.
+    oid_t fresh = 0;
+    const auto done = index.insert_if_absent(
+        key,
+        [&] {
+          fresh = t.allocate_oid();
+          t.head(fresh).store(v, std::memory_order_release);
+          return fresh;
+        },
+        [this](const auto& left, std::uint64_t before, std::uint64_t after, const auto& right, std::uint64_t rv) {
+          note_split(left, before, after, right, rv);
+        });
+    if (done.inserted) {
       writes_.push_back({&t, fresh, v});
+      note_insert(done);
       co_return status::ok;
     }
-    // The key has a record already: the fresh one stays unreachable, and the
-    // insert becomes a write on the old record if that is deleted.
-    t.head(fresh).store(nullptr, std::memory_order_release);
-    version::destroy(v);
-    const version* current = co_await visible<Policy>(t, *existing);
+    // The key has a slot already: the insert becomes a write on its record
+    // if that is deleted (or was never committed).
+    version::destroy_chain(v);  // never published
+    const version* current = co_await visible<Policy>(t, done.value);
     if (current != nullptr && !current->tombstone) co_return status::duplicate;
-    co_return co_await install<Policy>(t, *existing, value, false);
+    co_return co_await install<Policy>(t, done.value, value, false);
   }
 
   template <execution_policy Policy, class Traits, class Key>
-  task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, std::size_t limit,
+  task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, Key to, std::size_t limit,
                      std::vector<std::pair<typename Traits::scan_key, std::string_view>>& out) {
     std::vector<std::pair<Key, std::uint64_t>> entries;
     std::size_t taken = 0;
     bool after = false;
+    const auto note = [this](const auto& leaf, std::uint64_t seen) { note_range(leaf, seen); };
     while (taken < limit) {
       entries.clear();
       const std::size_t asked = limit - taken;
-      co_await weave::scan<Policy>(index, from, asked, entries, after);
+      co_await weave::scan<Policy>(index, from, to, asked, entries, after, note);
       if (entries.empty()) break;
       for (const auto& [key, oid] : entries) {
         // The chain walk inlined: a long scan of cached records then needs
@@ -534,11 +651,15 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<status> write(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value, bool tombstone) {
     if (state_ != state::active) co_return status::conflict;
-    const std::optional<std::uint64_t> oid = co_await lookup<Policy>(index, key);
-    if (!oid) co_return status::not_found;
-    const version* current = co_await visible<Policy>(t, *oid);
+    typename basic_olc_btree<Key>::descent d(index, key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
+    if (!d.value()) {
+      note_range(*d.leaf(), d.leaf_version());
+      co_return status::not_found;
+    }
+    const version* current = co_await visible<Policy>(t, *d.value());
     if (current == nullptr || current->tombstone) co_return status::not_found;
-    co_return co_await install<Policy>(t, *oid, value, tombstone);
+    co_return co_await install<Policy>(t, *d.value(), value, tombstone);
   }
 
   // Puts a new pending version at the head of `oid`'s chain, if the head is
@@ -573,6 +694,16 @@ class transaction {
   bool serializable_;
   std::vector<write_entry> writes_ = detail::spare_vectors<write_entry>::take();
   std::vector<const version*> reads_ = detail::spare_vectors<const version*>::take();
+  // Serializable only: leaves whose ranges were read, and the marks of
+  // leaves this transaction inserted into.
+  struct range_read {
+    const std::atomic<std::uint64_t>* version;
+    std::uint64_t seen;
+    std::atomic<std::uint64_t>* mark;
+  };
+  std::vector<range_read> ranges_ = detail::spare_vectors<range_read>::take();
+  std::vector<const std::atomic<std::uint64_t>*> inserted_into_ =
+      detail::spare_vectors<const std::atomic<std::uint64_t>*>::take();
   state state_ = state::active;
 };
 

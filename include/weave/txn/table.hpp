@@ -5,7 +5,9 @@
 // a new version at the head of the record's chain.
 //
 // A table's keys are 8-byte unsigned integers or byte strings of up to 47
-// bytes, chosen when it is created.
+// bytes, chosen when it is created. It grows as records arrive, up to
+// max_records: the indirection array is reserved whole and made usable a
+// chunk at a time, so a slot never moves and readers take no lock.
 
 #include <algorithm>
 #include <atomic>
@@ -19,7 +21,7 @@
 #include <vector>
 
 #include "weave/index/olc_btree.hpp"
-#include "weave/memory/huge_buffer.hpp"
+#include "weave/memory/growing_buffer.hpp"
 #include "weave/memory/machine.hpp"
 #include "weave/txn/version.hpp"
 
@@ -31,24 +33,35 @@ enum class key_kind { integer, bytes };
 
 class table {
  public:
-  // Room for `capacity` records (inserts beyond it fail).
-  table(std::string name, std::size_t capacity, key_kind keys = key_kind::integer)
-      : name_(std::move(name)), keys_(keys), heads_(capacity) {}
+  // The most records a table holds: 32 GiB of address space for the
+  // indirection array, of which only what is used is backed.
+  static constexpr std::size_t max_records = std::size_t{1} << 32;
+
+  // `expected_records` only makes that many slots usable up front.
+  explicit table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0)
+      : name_(std::move(name)), keys_(keys) {
+    if (expected_records > 0) heads_.grow_to(std::min(expected_records, max_records));
+  }
   table(const table&) = delete;
   table& operator=(const table&) = delete;
   ~table() {
-    for (std::size_t i = 0; i < next_oid_.load(); ++i) {
+    for (std::size_t i = 0, n = records(); i < n; ++i) {
       version::destroy_chain(heads_[i]);
     }
     for (version* v : retired_) version::destroy(v);
   }
 
   const std::string& name() const noexcept { return name_; }
-  std::size_t capacity() const noexcept { return heads_.size(); }
-  std::size_t records() const noexcept { return next_oid_.load(std::memory_order_relaxed); }
+  // Slots handed out: records, and keys whose insert aborted (a key keeps its
+  // slot for its next insert).
+  std::size_t records() const noexcept {
+    return std::min<std::size_t>(next_oid_.load(std::memory_order_relaxed), heads_.size());
+  }
   // Whether the records' slots and newest versions likely stay cached, so
   // reading them is not worth a suspension (about 64 bytes a record).
-  bool cached() const noexcept { return machine::fits_in_cache(records() * 64); }
+  bool cached() const noexcept {
+    return machine::fits_in_cache(next_oid_.load(std::memory_order_relaxed) * 64);
+  }
   // Whether the records and the index all stay cached: then no operation on
   // the table suspends, and interleaving transactions over it only costs.
   bool resident() const noexcept {
@@ -89,12 +102,11 @@ class table {
   // Its address, to prefetch.
   const void* head_address(oid_t oid) const noexcept { return &heads_[oid]; }
 
+  // A slot for a new record, its head null. Throws std::length_error past
+  // max_records.
   oid_t allocate_oid() {
     const oid_t oid = next_oid_.fetch_add(1, std::memory_order_relaxed);
-    if (oid >= heads_.size()) {
-      next_oid_.fetch_sub(1, std::memory_order_relaxed);
-      throw std::length_error("table '" + name_ + "' is full");
-    }
+    if (oid >= heads_.size()) grow(oid);
     return oid;
   }
 
@@ -107,6 +119,15 @@ class table {
 
  private:
   // Out of index_of, which then stays small enough to inline into each read.
+  [[gnu::cold, gnu::noinline]] void grow(oid_t oid) {
+    // A failed allocation leaves the counter past the usable slots: records()
+    // and the destructor stop at the usable ones.
+    if (oid >= max_records) {
+      throw std::length_error("table '" + name_ + "' holds the most records it can (" + std::to_string(max_records) +
+                              ")");
+    }
+    heads_.grow_to(oid + 1);
+  }
   [[noreturn, gnu::cold, gnu::noinline]] void wrong_key_kind() const {
     throw std::invalid_argument("table '" + name_ + "' has " +
                                 (keys_ == key_kind::bytes ? "byte-string" : "integer") + " keys");
@@ -114,7 +135,7 @@ class table {
 
   std::string name_;
   key_kind keys_;
-  mutable huge_buffer<version*> heads_;  // zero-filled: no version yet
+  mutable growing_buffer<version*> heads_{max_records};  // zero-filled: no version yet
   std::atomic<oid_t> next_oid_{0};
   std::atomic<std::uint32_t> usual_value_bytes_{0};
   olc_btree index_;
