@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -76,7 +77,7 @@ using txn::status;
 // (a loader destroyed without it aborts what is pending).
 class loader {
  public:
-  explicit loader(txn::engine& db) : db_(&db) { t_.emplace(db); }
+  explicit loader(txn::engine& db) : db_(&db), t_(std::make_unique<txn::transaction>(db)) {}
 
   template <class K, class Row>
   void insert(txn::table& table, const K& key, const Row& row) {
@@ -92,14 +93,13 @@ class loader {
   void flush() {
     if (pending_ == 0) return;
     if (t_->commit() != txn::commit_status::committed) throw std::runtime_error("a loading transaction did not commit");
-    t_.reset();
-    t_.emplace(*db_);
+    t_ = std::make_unique<txn::transaction>(*db_);
     pending_ = 0;
   }
 
  private:
   txn::engine* db_;
-  std::optional<txn::transaction> t_;
+  std::unique_ptr<txn::transaction> t_;
   std::size_t pending_ = 0;
 };
 

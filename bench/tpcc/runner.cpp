@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "bench/workload/prefetch_policy.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
@@ -101,7 +102,7 @@ void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::
   switch (m) {
     case mode::naive: run_with<false, false>(sequential_scheduler{}, ws, count, percent, out); break;
     case mode::prefetch:
-      run_with<false, false>(basic_sequential_scheduler<prefetch_policy>{}, ws, count, percent, out);
+      run_with<false, false>(basic_sequential_scheduler<bench::prefetch_policy>{}, ws, count, percent, out);
       break;
     case mode::multi_key: run_with<false, true>(sequential_scheduler{}, ws, count, percent, out); break;
     case mode::coro_nested: run_interleaved<true, false>(ws, batch, pipeline, count, percent, out); break;

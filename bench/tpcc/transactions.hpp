@@ -25,6 +25,7 @@
 
 #include "bench/tpcc/random.hpp"
 #include "bench/tpcc/schema.hpp"
+#include "bench/workload/nested_ops.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/txn/engine.hpp"
 
@@ -95,14 +96,14 @@ template <class Policy, bool Nested>
 struct ops {
   static task<std::optional<std::string_view>> get(txn::transaction& t, const txn::table& tab, std::uint64_t key) {
     if constexpr (Nested) {
-      return t.get_nested<Policy>(tab, key);
+      return bench::get_nested<Policy>(t, tab, key);
     } else {
       return t.get<Policy>(tab, key);
     }
   }
   static task<txn::status> put(txn::transaction& t, txn::table& tab, std::uint64_t key, std::string_view value) {
     if constexpr (Nested) {
-      return t.put_nested<Policy>(tab, key, value);
+      return bench::put_nested<Policy>(t, tab, key, value);
     } else {
       return t.put<Policy>(tab, key, value);
     }

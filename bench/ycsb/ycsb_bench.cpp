@@ -11,7 +11,9 @@
 
 #include "bench/workload/key_chooser.hpp"
 #include "bench/workload/median.hpp"
+#include "bench/workload/nested_ops.hpp"
 #include "bench/workload/parallel.hpp"
+#include "bench/workload/prefetch_policy.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
@@ -195,12 +197,12 @@ task<txn::commit_status> attempt(const context& c, worker& w, const std::uint64_
   } else {
     for (std::size_t i = 0; i < n && ok; ++i) {
       if (reads_first) {
-        const auto v = Nested ? co_await t.get_nested<Policy>(c.table, key(i)) : co_await t.get<Policy>(c.table, key(i));
+        const auto v = Nested ? co_await get_nested<Policy>(t, c.table, key(i)) : co_await t.get<Policy>(c.table, key(i));
         if (v) w.checksum += first_word(*v);
       }
       if (i < writes) {
         const std::string value = value_for(keys[i], c.o.value_bytes, w.checksum);
-        const status s = Nested ? co_await t.put_nested<Policy>(c.table, key(i), value)
+        const status s = Nested ? co_await put_nested<Policy>(t, c.table, key(i), value)
                                 : co_await t.put<Policy>(c.table, key(i), value);
         ok = s == status::ok;
       }

@@ -19,6 +19,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/workload/nested_ops.hpp"
+#include "bench/workload/prefetch_policy.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
@@ -62,7 +64,7 @@ void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
       switch (rng() % 4) {
         case 0: {
           const auto got = round % 3 == 0   ? sync_wait(t.get<P>(tab, key))
-                           : round % 3 == 1 ? sync_wait(t.get_nested<P>(tab, key))
+                           : round % 3 == 1 ? sync_wait(bench::get_nested<P>(t, tab, key))
                                             : sync_wait(t.get<sequential_policy>(tab, key));
           ASSERT_EQ(got.has_value(), it != mine.end()) << "key " << key;
           if (got) {
@@ -72,7 +74,7 @@ void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
         }
         case 1: {
           const status s =
-              round % 2 ? sync_wait(t.put<P>(tab, key, value)) : sync_wait(t.put_nested<prefetch_policy>(tab, key, value));
+              round % 2 ? sync_wait(t.put<P>(tab, key, value)) : sync_wait(bench::put_nested<bench::prefetch_policy>(t, tab, key, value));
           ASSERT_EQ(s, it != mine.end() ? status::ok : status::not_found);
           if (s == status::ok) it->second = value;
           break;
@@ -385,15 +387,15 @@ task<bool> transfer(engine& db, table& accounts, std::uint64_t from, std::uint64
     const std::uint64_t both[] = {from, to};
     t.multi_get(accounts, both, [&](std::size_t i, std::optional<std::string_view> v) { (i == 0 ? a : b) = v; });
   } else {
-    a = Nested ? co_await t.get_nested<Policy>(accounts, from) : co_await t.get<Policy>(accounts, from);
-    b = Nested ? co_await t.get_nested<Policy>(accounts, to) : co_await t.get<Policy>(accounts, to);
+    a = Nested ? co_await bench::get_nested<Policy>(t, accounts, from) : co_await t.get<Policy>(accounts, from);
+    b = Nested ? co_await bench::get_nested<Policy>(t, accounts, to) : co_await t.get<Policy>(accounts, to);
   }
   if (!a || !b) co_return false;
   const std::int64_t new_a = decode(*a) - amount, new_b = decode(*b) + amount;
-  const status s1 = Nested ? co_await t.put_nested<Policy>(accounts, from, encode(new_a))
+  const status s1 = Nested ? co_await bench::put_nested<Policy>(t, accounts, from, encode(new_a))
                            : co_await t.put<Policy>(accounts, from, encode(new_a));
   if (s1 != status::ok) co_return false;
-  const status s2 = Nested ? co_await t.put_nested<Policy>(accounts, to, encode(new_b))
+  const status s2 = Nested ? co_await bench::put_nested<Policy>(t, accounts, to, encode(new_b))
                            : co_await t.put<Policy>(accounts, to, encode(new_b));
   if (s2 != status::ok) co_return false;
   co_return t.commit() == commit_status::committed;
@@ -449,7 +451,7 @@ TEST_P(transactions, concurrent_bank_transfers_keep_the_total) {
           case 1: batched_scheduler{g}.run(batch.size(), nested, sink); break;
           case 2: interleaved_scheduler{g}.run(batch.size(), flat, sink); break;
           case 3: sequential_scheduler{}.run(batch.size(), flat, sink); break;
-          case 4: basic_sequential_scheduler<prefetch_policy>{}.run(batch.size(), flat, sink); break;
+          case 4: basic_sequential_scheduler<bench::prefetch_policy>{}.run(batch.size(), flat, sink); break;
           case 5: basic_sequential_scheduler<interleaved_policy>{}.run(batch.size(), nested, sink); break;
           case 6: sequential_scheduler{}.run(batch.size(), multi_key, sink); break;
         }
@@ -716,6 +718,98 @@ TEST_P(transactions, failed_inserts_take_no_slot) {
     }
   }
   EXPECT_EQ(tab.records(), 2u);
+}
+
+}  // namespace
+}  // namespace weave::txn
+
+namespace weave::txn {
+namespace {
+
+// Commits complete out of order; a snapshot never passes one that has not.
+TEST(commit_clock, now_never_passes_an_incomplete_commit) {
+  commit_clock clock;
+  constexpr std::size_t threads = 6, per_thread = 20000;
+  std::vector<std::atomic<bool>> stamped(threads * per_thread + 2);
+  std::atomic<bool> stop{false}, go{false};
+  std::atomic<std::size_t> bad{0};
+  std::thread reader([&] {
+    while (!stop.load()) {
+      // The newest commits are the ones that may still be stamping.
+      const std::uint64_t now = clock.now();
+      for (std::uint64_t ts = now; ts >= 2 && ts + 8 > now; --ts) bad += stamped[ts].load() ? 0 : 1;
+    }
+  });
+  std::vector<std::thread> committers;
+  for (std::size_t t = 0; t < threads; ++t) {
+    committers.emplace_back([&] {
+      while (!go.load()) std::this_thread::yield();
+      for (std::size_t i = 0; i < per_thread; ++i) {
+        const std::uint64_t ts = clock.draw();
+        for (volatile int spin = 0; spin < 20; ++spin) {
+        }
+        stamped[ts].store(true);
+        clock.complete(ts);
+        if (clock.now() < ts) ++bad;  // a returned commit is visible
+      }
+    });
+  }
+  go = true;
+  for (auto& c : committers) c.join();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_EQ(clock.now(), 1 + threads * per_thread);
+}
+
+// More threads than cores, each interleaving batches of transfers, some on a
+// few hot accounts (conflicts) and some on accounts of their own (none), and
+// auditing as they go: the total never changes, at either level.
+TEST_P(transactions, bank_total_holds_with_more_threads_than_cores) {
+  constexpr std::uint64_t hot = 4, own = 16, threads = 8;
+  constexpr std::int64_t start = 1000;
+  const std::uint64_t accounts_count = hot + own * threads;
+  engine db(GetParam());
+  table& accounts = db.create_table("accounts");
+  {
+    transaction t = db.begin();
+    for (std::uint64_t a = 0; a < accounts_count; ++a) {
+      ASSERT_EQ(sync_wait(t.insert<P>(accounts, a, encode(start))), status::ok);
+    }
+    ASSERT_EQ(t.commit(), commit_status::committed);
+  }
+  const std::int64_t total = start * static_cast<std::int64_t>(accounts_count);
+  std::atomic<std::size_t> committed{0}, bad_audits{0};
+  std::vector<std::thread> workers;
+  for (std::uint64_t w = 0; w < threads; ++w) {
+    workers.emplace_back([&, w] {
+      participant& me = db.join();
+      std::mt19937_64 rng(w);
+      std::vector<std::array<std::uint64_t, 3>> batch(32);
+      for (int round = 0; round < 40; ++round) {
+        for (auto& b : batch) {
+          // Half on the hot accounts, half between two of this thread's own.
+          const bool contended = rng() % 2 == 0;
+          const std::uint64_t base = contended ? 0 : hot + w * own, span = contended ? hot : own;
+          const std::uint64_t from = base + rng() % span;
+          b = {from, base + (from - base + 1 + rng() % (span - 1)) % span, rng() % 50};
+        }
+        const epoch_guard guard = db.enter(me);
+        batched_scheduler{8}.run(
+            batch.size(),
+            [&](auto policy, std::size_t i) {
+              return transfer<decltype(policy)>(db, accounts, batch[i][0], batch[i][1],
+                                                static_cast<std::int64_t>(batch[i][2]));
+            },
+            [&](std::size_t, bool ok) { committed += ok ? 1 : 0; });
+        if (sync_wait(audit<P>(db, accounts)) != total) ++bad_audits;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(bad_audits.load(), 0u);
+  EXPECT_GT(committed.load(), 0u);
+  EXPECT_EQ(sync_wait(audit<sequential_policy>(db, accounts)), total);
 }
 
 }  // namespace

@@ -40,14 +40,14 @@ TEST(epochs, free_retired_objects_only_after_every_batch_that_could_see_them) {
       epoch_guard writer(a, now);
     }
     EXPECT_EQ(freed, 0) << "b's batch is still running";
-    EXPECT_EQ(m.oldest_snapshot(9), 5u);
+    EXPECT_EQ(m.lowest_floor(9), 5u);
   }
   for (int i = 0; i < 3; ++i) {
     epoch_guard writer(a, now);
   }
   EXPECT_EQ(freed, 1);
   EXPECT_EQ(a.pending(), 0u);
-  EXPECT_EQ(m.oldest_snapshot(9), 9u) << "no batch runs";
+  EXPECT_EQ(m.lowest_floor(9), 9u) << "no batch runs";
 }
 
 std::size_t chain_length(const table& t, std::uint64_t key) {
@@ -83,6 +83,35 @@ TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_the
   ASSERT_EQ(old_reader.commit(), commit_status::committed);
   update("v151");
   EXPECT_LE(chain_length(t, 1), 2u);
+}
+
+// A transaction belongs to its engine's epochs, not to whatever guard its
+// thread is in: begun inside a batch of another manager (a task-runtime
+// worker's), it is unmanaged for its engine and holds off its pruning.
+TEST(epochs, a_transaction_inside_another_managers_batch_keeps_its_snapshot) {
+  engine db;
+  table& t = db.create_table("t");
+  {
+    transaction load = db.begin();
+    ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, 1, "v0")), status::ok);
+    ASSERT_EQ(load.commit(), commit_status::committed);
+  }
+  epoch_manager runtime;
+  participant& runtime_worker = runtime.join();
+  const epoch_guard runtime_batch(runtime_worker, [] { return participant::no_floor; });
+  transaction reader = db.begin();
+  std::thread updater([&] {
+    participant& worker = db.join();
+    for (int i = 1; i <= 50; ++i) {
+      const epoch_guard batch = db.enter(worker);
+      transaction u = db.begin();
+      ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, 1, "v" + std::to_string(i))), status::ok);
+      ASSERT_EQ(u.commit(), commit_status::committed);
+    }
+  });
+  updater.join();
+  EXPECT_EQ(sync_wait(reader.get<interleaved_policy>(t, 1)).value_or("<pruned>"), "v0");
+  EXPECT_EQ(reader.commit(), commit_status::committed);
 }
 
 std::string record(std::uint64_t key, std::uint64_t n) {

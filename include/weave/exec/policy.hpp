@@ -5,9 +5,10 @@
 //
 //   make(weave::interleaved, i)  ->  task whose loads prefetch and suspend
 //   make(weave::sequential, i)   ->  the same source; every load is a plain load
-//   make(weave::prefetching, i)  ->  loads prefetch what they cover (all lines
-//                                    of a node) but never suspend: the
-//                                    "prefetch only" baseline
+//
+// A policy that prefetches without suspending (the benchmarks' "prefetch
+// only" baseline, bench/workload/prefetch_policy.hpp) prefetches what a load
+// covers (all lines of a node) and goes on.
 
 #include <concepts>
 
@@ -18,18 +19,12 @@ struct sequential_policy {
   static constexpr bool prefetches = false;
 };
 
-struct prefetch_policy {
-  static constexpr bool suspends = false;
-  static constexpr bool prefetches = true;
-};
-
 struct interleaved_policy {
   static constexpr bool suspends = true;
   static constexpr bool prefetches = true;
 };
 
 inline constexpr sequential_policy sequential{};
-inline constexpr prefetch_policy prefetching{};
 inline constexpr interleaved_policy interleaved{};
 
 template <class P>

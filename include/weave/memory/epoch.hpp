@@ -1,5 +1,5 @@
 #pragma once
-// Epoch-based reclamation, and the oldest snapshot still in use.
+// Epoch-based reclamation, and the lowest floor still in use.
 //
 // A worker joins once and then brackets each batch of its work (transactions,
 // or a span of tasks in the task runtime) with an epoch_guard, not each
@@ -9,12 +9,16 @@
 // global epoch of the moment and freed once the epoch has advanced twice:
 // by then every batch that could have seen it has left.
 //
-// A worker in a batch also publishes a snapshot floor: the clock when the
-// batch began. Every transaction of the batch reads a snapshot at or after
-// it, so the minimum over the workers bounds what any running transaction
-// can still read, and versions hidden behind one committed before it can go.
-// Transactions begun outside any guard count as "unmanaged" and stop all
-// pruning while they run.
+// A worker in a batch also publishes a floor: a number its user chooses when
+// the batch begins, below which nothing of the batch will look (the
+// transaction engine uses its clock: every transaction of the batch reads a
+// snapshot at or after it). The lowest floor over the workers bounds what
+// any running batch may still use. Work outside any guard holds the floor
+// (hold_floor/release_floor), and no lowest floor is known while it runs.
+//
+// A thread may be inside guards of several managers at once (a task-runtime
+// worker running transactions); current(manager) finds its guard's
+// participant for that manager.
 
 #include <algorithm>
 #include <atomic>
@@ -29,7 +33,7 @@ namespace weave {
 
 class epoch_manager;
 
-// One worker's membership: its epoch and snapshot floor, and what it retired.
+// One worker's membership: its epoch and floor, and what it retired.
 class participant {
  public:
   static constexpr std::uint64_t idle = 0;
@@ -78,11 +82,11 @@ class epoch_manager {
 
   std::uint64_t epoch() const noexcept { return epoch_.load(std::memory_order_acquire); }
 
-  // The oldest snapshot a running managed transaction may read, given the
-  // clock `now`; 0 if unknown (a worker is entering, or an unmanaged
-  // transaction runs), which forbids pruning.
-  std::uint64_t oldest_snapshot(std::uint64_t now) const noexcept {
-    if (unmanaged_.load(std::memory_order_seq_cst) > 0) return 0;
+  // The lowest floor of a running batch, or `now` if it is lower; 0 if
+  // unknown (a worker is entering a batch, or work outside a guard holds the
+  // floor).
+  std::uint64_t lowest_floor(std::uint64_t now) const noexcept {
+    if (holds_.load(std::memory_order_seq_cst) > 0) return 0;
     std::uint64_t oldest = now;
     const std::size_t n = count_.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < n; ++i) {
@@ -93,8 +97,8 @@ class epoch_manager {
     return oldest;
   }
 
-  void unmanaged_begin() noexcept { unmanaged_.fetch_add(1, std::memory_order_seq_cst); }
-  void unmanaged_end() noexcept { unmanaged_.fetch_sub(1, std::memory_order_seq_cst); }
+  void hold_floor() noexcept { holds_.fetch_add(1, std::memory_order_seq_cst); }
+  void release_floor() noexcept { holds_.fetch_sub(1, std::memory_order_seq_cst); }
 
  private:
   friend class participant;
@@ -127,7 +131,7 @@ class epoch_manager {
   }
 
   std::atomic<std::uint64_t> epoch_{1};
-  std::atomic<std::int64_t> unmanaged_{0};
+  std::atomic<std::int64_t> holds_{0};
   std::mutex mutex_;
   // Fixed capacity so that readers of the list never see it move.
   static constexpr std::size_t max_participants = 1024;
@@ -145,34 +149,42 @@ inline void participant::retire(void* p, void (*free)(void*)) {
   retired_.push_back({p, free, manager_->epoch()});
 }
 
-// Brackets one batch of a worker's transactions. `now` reads the clock.
+// Brackets one batch of a worker's work. `floor` gives the batch's floor.
 class epoch_guard {
  public:
-  template <class Clock>
-  epoch_guard(participant& p, Clock&& now) : p_(&p) {
-    current() = &p;
-    p.floor_.store(0, std::memory_order_seq_cst);  // "being set": nobody prunes meanwhile
+  template <class Floor>
+  epoch_guard(participant& p, Floor&& floor) : p_(&p), outer_(innermost()) {
+    innermost() = this;
+    p.floor_.store(0, std::memory_order_seq_cst);  // "being set": no lowest floor meanwhile
     p.epoch_.store(p.manager_->epoch(), std::memory_order_seq_cst);
-    p.floor_.store(now(), std::memory_order_seq_cst);
+    p.floor_.store(floor(), std::memory_order_seq_cst);
   }
   epoch_guard(const epoch_guard&) = delete;
   epoch_guard& operator=(const epoch_guard&) = delete;
   ~epoch_guard() {
     p_->floor_.store(participant::no_floor, std::memory_order_seq_cst);
     p_->epoch_.store(participant::idle, std::memory_order_seq_cst);
-    current() = nullptr;
+    innermost() = outer_;
     p_->manager_->try_advance();
     if (!p_->retired_.empty()) p_->manager_->collect(*p_);
   }
 
-  // The participant of the batch the calling thread is in, if any.
-  static participant*& current() noexcept {
-    static thread_local participant* p = nullptr;
-    return p;
+  // The participant of `m` whose batch the calling thread is in, if any.
+  static participant* current(const epoch_manager& m) noexcept {
+    for (const epoch_guard* g = innermost(); g != nullptr; g = g->outer_) {
+      if (g->p_->manager_ == &m) return g->p_;
+    }
+    return nullptr;
   }
 
  private:
+  static const epoch_guard*& innermost() noexcept {
+    static thread_local const epoch_guard* g = nullptr;
+    return g;
+  }
+
   participant* p_;
+  const epoch_guard* outer_;  // the guard this one is nested in, on this thread
 };
 
 }  // namespace weave

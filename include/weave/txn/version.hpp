@@ -8,23 +8,27 @@
 // owner's transaction id; at commit it becomes the commit timestamp.
 //
 // In serializable mode the serial safety net (SSN) keeps two more stamps per
-// version, read and written only under the engine's commit lock: pstamp,
-// the latest commit of a transaction that read the version, and sstamp, the
-// successor stamp of the committed transaction that overwrote it.
+// version, read and written by committers that hold the version's latch:
+// pstamp, the latest commit of a transaction that read the version, and
+// sstamp, the successor stamp of the committed transaction that overwrote it.
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <string_view>
 
-#include "weave/exec/frame_pool.hpp"
+#include "weave/memory/block_pool.hpp"
 
 namespace weave::txn {
 
 inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
 inline constexpr std::uint64_t no_successor = ~std::uint64_t{0};
+
+struct version_blocks;
+// Versions have a pool of their own: they outlive the coroutine frames that
+// make them, and would scatter the frames' free lists.
+using version_pool = block_pool<version_blocks>;
 
 struct version {
   std::atomic<std::uint64_t> stamp;
@@ -36,21 +40,24 @@ struct version {
   mutable std::atomic<std::uint64_t> sstamp;
   std::uint32_t size;
   bool tombstone;
+  // Held by a serializable committer while it reads and updates the stamps
+  // above (in the padding: the version stays 40 bytes).
+  mutable std::atomic<bool> latch;
 
   std::string_view value() const noexcept { return {reinterpret_cast<const char*>(this + 1), size}; }
 
   // A version with room for `bytes` of value behind it.
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
-    // From the thread's frame pool: no malloc per write once it is warm.
-    void* raw = weave::detail::frame_pool::allocate(sizeof(version) + value.size());
-    auto* v = new (raw) version{{stamp}, {older}, {0}, {no_successor}, static_cast<std::uint32_t>(value.size()), tombstone};
+    void* raw = version_pool::allocate(sizeof(version) + value.size());
+    auto* v = new (raw)
+        version{{stamp}, {older}, {0}, {no_successor}, static_cast<std::uint32_t>(value.size()), tombstone, {false}};
     if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
     return v;
   }
   static void destroy(version* v) noexcept {
     const std::size_t bytes = sizeof(version) + v->size;
     v->~version();
-    weave::detail::frame_pool::deallocate(v, bytes);
+    version_pool::deallocate(v, bytes);
   }
   // Frees a whole chain (once nobody can reach it).
   static void destroy_chain(version* v) noexcept {
@@ -63,5 +70,6 @@ struct version {
   static void destroy_chain_erased(void* v) noexcept { destroy_chain(static_cast<version*>(v)); }
   static void destroy_erased(void* v) noexcept { destroy(static_cast<version*>(v)); }
 };
+static_assert(sizeof(version) == 40);
 
 }  // namespace weave::txn

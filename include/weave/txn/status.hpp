@@ -1,0 +1,38 @@
+#pragma once
+// What the transaction engine promises and reports: the isolation levels,
+// what an operation did, and what a commit did.
+
+namespace weave::txn {
+
+enum class isolation {
+  snapshot,      // SI: first updater wins; write skew possible
+  serializable,  // SI with the serial safety net on top, phantoms included
+};
+
+// What an operation did.
+enum class status {
+  ok,
+  not_found,  // no visible record under the key
+  duplicate,  // insert of a key that has a visible record
+  conflict,   // write-write conflict: the transaction must abort
+};
+
+// What a commit did. A failed commit has aborted the transaction; running it
+// again from the start may succeed.
+enum class commit_status {
+  committed,
+  write_conflict,         // an operation met another transaction's write (first updater wins)
+  serialization_failure,  // serializable: committing could close a dependency cycle, or a
+                          // range it read (a scan, or a key it found absent) has changed
+};
+
+constexpr const char* name_of(commit_status s) noexcept {
+  switch (s) {
+    case commit_status::committed: return "committed";
+    case commit_status::write_conflict: return "write_conflict";
+    case commit_status::serialization_failure: return "serialization_failure";
+  }
+  return "?";
+}
+
+}  // namespace weave::txn

@@ -1,0 +1,333 @@
+#pragma once
+// A transaction: snapshot isolation over multi-version records, and the
+// serializable level on top of it (serial_safety_net.hpp).
+//
+// A transaction reads the snapshot of its begin timestamp: for each record,
+// the newest version committed at or before it (or its own pending write).
+// A write installs a pending version at the head of the record's chain with
+// a compare-and-swap, and only if the head is a version the transaction may
+// overwrite: its own, or one committed at or before its snapshot. Anything
+// else (a newer commit, another transaction's pending write) is a
+// write-write conflict: first updater wins, the transaction must abort.
+//
+// Commit draws a timestamp from the engine's commit clock, stamps the
+// transaction's versions with it and completes it; snapshots only reach a
+// timestamp once every commit at or before it is complete, so a snapshot
+// never sees half of a commit. No lock is taken (commit_clock.hpp).
+//
+// Operations are coroutines under an execution policy, so that a scheduler
+// can interleave whole transactions: each suspends before the index nodes,
+// the indirection slot and the versions it reads.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/load.hpp"
+#include "weave/exec/task.hpp"
+#include "weave/index/olc_btree.hpp"
+#include "weave/memory/epoch.hpp"
+#include "weave/txn/detail/spare_vectors.hpp"
+#include "weave/txn/detail/write_entry.hpp"
+#include "weave/txn/engine.hpp"
+#include "weave/txn/record_key.hpp"
+#include "weave/txn/serial_safety_net.hpp"
+#include "weave/txn/status.hpp"
+#include "weave/txn/table.hpp"
+#include "weave/txn/version.hpp"
+
+namespace weave::txn {
+
+class transaction {
+ public:
+  explicit transaction(engine& e);
+  transaction(transaction&& o) noexcept;
+  transaction& operator=(transaction&&) = delete;
+  ~transaction() {
+    if (state_ != state::finished) abort();
+  }
+
+  std::uint64_t snapshot() const noexcept { return begin_; }
+  // Whether an operation hit a conflict: commit() will then abort.
+  bool failed() const noexcept { return state_ == state::failed; }
+
+  // The value under `key` in this transaction's snapshot. One flat
+  // coroutine: the index descent and the version-chain walk are inlined, so
+  // each suspension is a single resume.
+  template <execution_policy Policy, record_key K>
+  task<std::optional<std::string_view>> get(const table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return get_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
+  }
+
+  // Gets many keys of one table at once, interleaving their lookups with
+  // up to `group` in flight, whatever the caller's own policy: the
+  // multi-key interface. Calls out(i, value) for keys[i].
+  template <class Keys, class Out>
+  void multi_get(const table& t, const Keys& keys, Out&& out, std::size_t group = 8) {
+    interleaved_scheduler{std::min<std::size_t>(std::max<std::size_t>(group, 1), interleaved_scheduler::max_group)}
+        .run(
+            std::size(keys), [&](auto policy, std::size_t i) { return get<decltype(policy)>(t, keys[i]); },
+            [&](std::size_t i, std::optional<std::string_view> v) { out(i, v); });
+  }
+
+  // Replaces the value of an existing record.
+  template <execution_policy Policy, record_key K>
+  task<status> put(table& t, const K& key, std::string_view value) {
+    using traits = detail::record_key_traits<K>;
+    return put_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value, false);
+  }
+
+  // Deletes a record (installs a tombstone).
+  template <execution_policy Policy, record_key K>
+  task<status> remove(table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return put_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), {}, true);
+  }
+
+  // Adds a record under a key that has no visible record.
+  template <execution_policy Policy, record_key K>
+  task<status> insert(table& t, const K& key, std::string_view value) {
+    using traits = detail::record_key_traits<K>;
+    return insert_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value);
+  }
+
+  // Up to `limit` records with keys in [from, to], in key order, visible in
+  // this snapshot, appended to `out`. Serializable transactions are
+  // protected against inserts into the range read (phantoms).
+  template <execution_policy Policy, record_key K>
+  task<void> scan(const table& t, const K& from, const K& to, std::size_t limit,
+                  std::vector<std::pair<scan_key_t<K>, std::string_view>>& out) {
+    using traits = detail::record_key_traits<K>;
+    return scan_in<Policy, traits>(t, t.index_of<typename traits::index_key>(), traits::to_index(from),
+                                   traits::to_index(to), limit, out);
+  }
+  // The same with no end bound: keys >= from.
+  template <execution_policy Policy, record_key K>
+  task<void> scan(const table& t, const K& from, std::size_t limit,
+                  std::vector<std::pair<scan_key_t<K>, std::string_view>>& out) {
+    using traits = detail::record_key_traits<K>;
+    using index_key = typename traits::index_key;
+    return scan_in<Policy, traits>(t, t.index_of<index_key>(), traits::to_index(from),
+                                   weave::detail::olc_key<index_key>::largest(), limit, out);
+  }
+
+  // By record id (from the table's index): the value of record `oid` in
+  // this snapshot, and a new value for it. For callers that keep ids of
+  // their own, and for the benchmarks' nested forms of get and put.
+  template <execution_policy Policy>
+  task<std::optional<std::string_view>> get_record(const table& t, oid_t oid) {
+    co_return value_of(co_await visible<Policy>(t, oid));
+  }
+  template <execution_policy Policy>
+  task<status> put_record(table& t, oid_t oid, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    const version* current = co_await visible<Policy>(t, oid);
+    if (current == nullptr || current->tombstone) co_return status::not_found;
+    co_await prefetch<Policy>(t.head_address(oid), sizeof(version*), !t.cached());
+    co_return install(t, oid, value, false);
+  }
+
+  // Makes the writes visible, or aborts the transaction and says why: it
+  // had met a write-write conflict, or (serializable) committing it could
+  // break serializability.
+  commit_status commit();
+
+  // Takes the writes back out of their chains, newest first.
+  void abort();
+
+ private:
+  enum class state { active, failed, finished };
+
+  void finish() noexcept;
+  void prune(std::uint64_t committed);
+
+  bool sees(std::uint64_t stamp) const noexcept {
+    if (stamp & pending) return (stamp & ~pending) == id_;
+    return stamp <= begin_;
+  }
+
+  static std::optional<std::string_view> value_of(const version* v) noexcept {
+    if (v == nullptr || v->tombstone) return std::nullopt;
+    return v->value();
+  }
+
+  // Under SSN, the version a read found.
+  void note_read(const version* v) {
+    if (serializable_) ssn_.note_read(v);
+  }
+  // Under SSN, a lookup that found no key: its leaf's range was read.
+  template <class Descent>
+  void note_absent(const Descent& d) {
+    if (serializable_) ssn_.note_range(*d.leaf(), d.leaf_version());
+  }
+
+  // Walks record `oid`'s chain to the version a transaction sees: step()
+  // gives the next address to prefetch (the indirection slot, then each
+  // version in turn) or null once found() is known.
+  class chain_cursor {
+   public:
+    chain_cursor(const table& t, oid_t oid) noexcept : t_(&t), oid_(oid) {}
+    const void* step(transaction& tx) {
+      switch (at_) {
+        case at::start:
+          at_ = at::slot;
+          return t_->head_address(oid_);
+        case at::slot:
+          at_ = at::chain;
+          v_ = t_->head(oid_).load(std::memory_order_acquire);
+          return v_;
+        case at::chain:
+          if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) {
+            tx.note_read(v_);
+            return nullptr;
+          }
+          v_ = v_->older.load(std::memory_order_acquire);
+          return v_;
+      }
+      return nullptr;
+    }
+    const version* found() const noexcept { return v_; }
+    // The bytes to prefetch at what step() returned: the slot, or a version
+    // with a value of the table's usual size (all of a wide row's lines at
+    // once, not one miss after another as it is copied).
+    std::size_t bytes() const noexcept {
+      return at_ == at::slot ? sizeof(version*) : sizeof(version) + t_->usual_value_bytes();
+    }
+
+   private:
+    enum class at { start, slot, chain };
+    const table* t_;
+    oid_t oid_;
+    const version* v_ = nullptr;
+    at at_ = at::start;
+  };
+
+  // The bodies of the operations, over the table's index for the key type.
+  template <execution_policy Policy, class Key>
+  task<std::optional<std::string_view>> get_in(const table& t, const basic_olc_btree<Key>& index, Key key) {
+    typename basic_olc_btree<Key>::descent d(index, key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
+    if (!d.value()) {
+      note_absent(d);
+      co_return std::nullopt;
+    }
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
+    co_return value_of(c.found());
+  }
+
+  // put and remove (a tombstone).
+  template <execution_policy Policy, class Key>
+  task<status> put_in(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value, bool tombstone) {
+    if (state_ != state::active) co_return status::conflict;
+    typename basic_olc_btree<Key>::descent d(index, key);
+    while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
+    if (!d.value()) {
+      note_absent(d);
+      co_return status::not_found;
+    }
+    chain_cursor c(t, *d.value());
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
+    if (!value_of(c.found())) co_return status::not_found;
+    co_return install(t, *d.value(), value, tombstone);
+  }
+
+  template <execution_policy Policy, class Key>
+  task<status> insert_in(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
+    if (state_ != state::active) co_return status::conflict;
+    // Under SSN a new chain ends in a committed tombstone, older than any
+    // snapshot: a reader that finds the key but no committed value has read
+    // it, and the inserter overwrites it (serial_safety_net.hpp).
+    version* bottom = serializable_ ? version::make(0, nullptr, {}, true) : nullptr;
+    version* v = version::make(pending | id_, bottom, value, false);
+    t.note_value_bytes(value.size());
+    // A slot only for a key that is absent, filled before the key can be found.
+    oid_t fresh = 0;
+    const auto done = index.insert_if_absent(
+        key,
+        [&] {
+          fresh = t.allocate_oid();
+          t.head(fresh).store(v, std::memory_order_release);
+          return fresh;
+        },
+        [this](const auto& left, std::uint64_t before, std::uint64_t after, const auto& right, std::uint64_t rv) {
+          if (serializable_) ssn_.note_split(left, before, after, right, rv);
+        });
+    if (done.inserted) {
+      writes_.push_back({&t, fresh, v});
+      if (serializable_) ssn_.note_insert(done);
+      co_return status::ok;
+    }
+    // The key has a slot already: the insert becomes a write on its record
+    // if that is deleted (or was never committed).
+    version::destroy_chain(v);  // never published
+    const version* current = co_await visible<Policy>(t, done.value);
+    if (current != nullptr && !current->tombstone) co_return status::duplicate;
+    co_await prefetch<Policy>(t.head_address(done.value), sizeof(version*), !t.cached());
+    co_return install(t, done.value, value, false);
+  }
+
+  template <execution_policy Policy, class Traits, class Key>
+  task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, Key to, std::size_t limit,
+                     std::vector<std::pair<typename Traits::scan_key, std::string_view>>& out) {
+    std::vector<std::pair<Key, std::uint64_t>> entries;
+    std::size_t taken = 0;
+    bool after = false;
+    const auto note = [this](const auto& leaf, std::uint64_t seen) {
+      if (serializable_) ssn_.note_range(leaf, seen);
+    };
+    while (taken < limit) {
+      entries.clear();
+      const std::size_t asked = limit - taken;
+      co_await weave::scan<Policy>(index, from, to, asked, entries, after, note);
+      if (entries.empty()) break;
+      for (const auto& [key, oid] : entries) {
+        // The chain walk inlined: a long scan of cached records then needs
+        // no transfer per record.
+        chain_cursor c(t, oid);
+        while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
+        if (const auto v = value_of(c.found())) {
+          out.emplace_back(Traits::to_scan(key), *v);
+          ++taken;
+        }
+      }
+      if (entries.size() < asked) break;  // the index has no more
+      // Some were deleted in this snapshot: go on after the last one.
+      from = entries.back().first;
+      after = true;
+    }
+  }
+
+  // The version of record `oid` this transaction sees, or null.
+  template <execution_policy Policy>
+  task<const version*> visible(const table& t, oid_t oid) {
+    chain_cursor c(t, oid);
+    while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
+    co_return c.found();
+  }
+
+  // Puts a new pending version at the head of `oid`'s chain, if the head is
+  // ours or committed in our snapshot; otherwise the transaction fails.
+  status install(table& t, oid_t oid, std::string_view value, bool tombstone);
+
+  engine* engine_;
+  participant* participant_;  // the batch's, or null (unmanaged)
+  std::uint64_t begin_ = 0;
+  std::uint64_t id_;
+  bool serializable_;
+  state state_ = state::active;
+  std::vector<detail::write_entry> writes_ = detail::spare_vectors<detail::write_entry>::take();
+  serial_safety_net ssn_;  // empty unless serializable
+};
+
+inline transaction engine::begin() { return transaction(*this); }
+
+}  // namespace weave::txn
