@@ -92,6 +92,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t repeat = 3;
     std::string modes = "naive,prefetch,multi-key,coro-nested,coro,hybrid";
     std::string isolation = "si";
+    std::size_t retries = 0;
     bool check = false;
     std::uint64_t seed = 42;
     bool quiet = false;
@@ -110,6 +111,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_option("--modes", c->modes, "naive,prefetch,multi-key,coro-nested,coro,hybrid")
       ->capture_default_str();
   tpcc_cmd->add_option("--isolation", c->isolation, "si | ssn")->capture_default_str();
+  tpcc_cmd->add_option("--retry", c->retries, "run an aborted transaction again (same inputs), up to this many times")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+      ->capture_default_str();
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
   tpcc_cmd->add_flag("--quiet", c->quiet, "no progress on stderr");
@@ -126,6 +130,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.modes.clear();
     for (const auto& m : split(c->modes)) o.modes.push_back(tpcc::parse_mode(m));
     o.isolation = c->isolation;
+    o.retries = c->retries;
     o.check = c->check;
     o.seed = c->seed;
     o.verbose = !c->quiet;

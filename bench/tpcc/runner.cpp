@@ -50,6 +50,7 @@ void tally::add(const tally& o) {
     write_conflicts[k] += o.write_conflicts[k];
     serialization_failures[k] += o.serialization_failures[k];
   }
+  retries += o.retries;
   latency_us.insert(latency_us.end(), o.latency_us.begin(), o.latency_us.end());
 }
 
@@ -58,8 +59,8 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 template <bool Nested, bool MultiKey, class Scheduler>
-void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t count, const std::array<unsigned, kinds>& percent,
-              tally& out) {
+void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t retries, std::size_t count,
+              const std::array<unsigned, kinds>& percent, tally& out) {
   // The kind and start of each transaction, by its index in the chunk.
   thread_local std::vector<kind> kind_of;
   thread_local std::vector<clock_type::time_point> started;
@@ -70,7 +71,9 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t count, const 
       [&](auto policy, std::size_t i) {
         kind_of[i] = draw(percent, ws.random);
         started[i] = clock_type::now();
-        return run_one<decltype(policy), Nested, MultiKey>(ws, kind_of[i]);
+        using P = decltype(policy);
+        if (retries == 0) return run_one<P, Nested, MultiKey>(ws, kind_of[i], ws.random);
+        return run_with_retries<P, Nested, MultiKey>(ws, kind_of[i], retries, out.retries);
       },
       [&](std::size_t i, outcome o) {
         const auto k = static_cast<std::size_t>(kind_of[i]);
@@ -86,28 +89,28 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t count, const 
 }
 
 template <bool Nested, bool MultiKey>
-void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
                      const std::array<unsigned, kinds>& percent, tally& out) {
   if (pipeline) {
-    run_with<Nested, MultiKey>(interleaved_scheduler{batch}, ws, count, percent, out);
+    run_with<Nested, MultiKey>(interleaved_scheduler{batch}, ws, retries, count, percent, out);
   } else {
-    run_with<Nested, MultiKey>(batched_scheduler{batch}, ws, count, percent, out);
+    run_with<Nested, MultiKey>(batched_scheduler{batch}, ws, retries, count, percent, out);
   }
 }
 
 }  // namespace
 
-void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
                const std::array<unsigned, kinds>& percent, tally& out) {
   switch (m) {
-    case mode::naive: run_with<false, false>(sequential_scheduler{}, ws, count, percent, out); break;
+    case mode::naive: run_with<false, false>(sequential_scheduler{}, ws, retries, count, percent, out); break;
     case mode::prefetch:
-      run_with<false, false>(basic_sequential_scheduler<bench::prefetch_policy>{}, ws, count, percent, out);
+      run_with<false, false>(basic_sequential_scheduler<bench::prefetch_policy>{}, ws, retries, count, percent, out);
       break;
-    case mode::multi_key: run_with<false, true>(sequential_scheduler{}, ws, count, percent, out); break;
-    case mode::coro_nested: run_interleaved<true, false>(ws, batch, pipeline, count, percent, out); break;
-    case mode::coro: run_interleaved<false, false>(ws, batch, pipeline, count, percent, out); break;
-    case mode::hybrid: run_interleaved<false, true>(ws, batch, pipeline, count, percent, out); break;
+    case mode::multi_key: run_with<false, true>(sequential_scheduler{}, ws, retries, count, percent, out); break;
+    case mode::coro_nested: run_interleaved<true, false>(ws, batch, pipeline, retries, count, percent, out); break;
+    case mode::coro: run_interleaved<false, false>(ws, batch, pipeline, retries, count, percent, out); break;
+    case mode::hybrid: run_interleaved<false, true>(ws, batch, pipeline, retries, count, percent, out); break;
   }
 }
 

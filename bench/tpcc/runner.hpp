@@ -27,15 +27,17 @@ bool interleaves(mode m);
 
 struct tally {
   std::array<std::size_t, kinds> commits{}, rollbacks{}, write_conflicts{}, serialization_failures{};
+  std::size_t retries = 0;  // runs again after an abort
   std::vector<float> latency_us;
   std::size_t done() const;  // committed or rolled back
   void add(const tally& o);
 };
 
-// Runs `count` transactions drawn from `percent` on the calling thread.
-// With `pipeline`, a finished transaction's slot is refilled at once
-// instead of in strict batches.
-void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t count,
+// Runs `count` transactions drawn from `percent` on the calling thread,
+// each run again after an abort up to `retries` times. With `pipeline`, a
+// finished transaction's slot is refilled at once instead of in strict
+// batches.
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
                const std::array<unsigned, kinds>& percent, tally& out);
 
 }  // namespace weave::tpcc

@@ -108,7 +108,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       }
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
-        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, 16 * cfg.batch, percent, tallies[t]);
+        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, 16 * cfg.batch, percent, tallies[t]);
       });
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
@@ -155,6 +155,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["aborts"] = conflicts + failures_ssn;
     j["write_conflicts"] = conflicts;
     j["serialization_failures"] = failures_ssn;
+    j["retry"] = o.retries;
+    j["retries"] = cfg.total.retries;
     j["p50_us"] = percentile(cfg.total.latency_us, 0.50);
     j["p99_us"] = percentile(cfg.total.latency_us, 0.99);
     if (o.check) j["consistent"] = failures.empty();

@@ -27,6 +27,7 @@ struct tpcc_options {
   std::vector<tpcc::mode> modes{tpcc::mode::naive,       tpcc::mode::prefetch, tpcc::mode::multi_key,
                                 tpcc::mode::coro_nested, tpcc::mode::coro,     tpcc::mode::hybrid};
   std::string isolation = "si";
+  std::size_t retries = 0;  // runs of an aborted transaction again, at most
   bool check = false;
   std::uint64_t seed = 42;
   bool verbose = true;

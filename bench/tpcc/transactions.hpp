@@ -151,11 +151,10 @@ task<std::optional<std::uint64_t>> choose_customer(txn::transaction& t, const ta
 }  // namespace detail
 
 template <class Policy, bool Nested, bool MultiKey>
-task<outcome> new_order(worker_state& ws) {
+task<outcome> new_order(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), d = r.uniform(1, districts_per_warehouse);
   const std::uint32_t c = r.nurand(1023, 1, customers_per_district);
   const std::uint32_t lines = r.uniform(5, 15);
@@ -234,11 +233,10 @@ task<outcome> new_order(worker_state& ws) {
 }
 
 template <class Policy, bool Nested>
-task<outcome> payment(worker_state& ws) {
+task<outcome> payment(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), d = r.uniform(1, districts_per_warehouse);
   const bool remote = s.warehouses > 1 && r.uniform(1, 100) <= 15;
   const std::uint32_t cw = remote ? detail::other_warehouse(r, w, s.warehouses) : w;
@@ -295,11 +293,10 @@ task<outcome> payment(worker_state& ws) {
 }
 
 template <class Policy, bool Nested>
-task<outcome> order_status(worker_state& ws) {
+task<outcome> order_status(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), d = r.uniform(1, districts_per_warehouse);
 
   txn::transaction t = s.db.begin();
@@ -329,11 +326,10 @@ task<outcome> order_status(worker_state& ws) {
 }
 
 template <class Policy, bool Nested>
-task<outcome> delivery(worker_state& ws) {
+task<outcome> delivery(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), carrier = r.uniform(1, 10);
 
   txn::transaction t = s.db.begin();
@@ -409,11 +405,10 @@ task<std::uint64_t> count_low_stock(txn::transaction& t, const tables& tb, std::
 }  // namespace detail
 
 template <class Policy, bool Nested, bool MultiKey>
-task<outcome> stock_level(worker_state& ws) {
+task<outcome> stock_level(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), d = r.uniform(1, districts_per_warehouse);
   const auto threshold = static_cast<std::int32_t>(r.uniform(10, 20));
 
@@ -441,11 +436,10 @@ task<outcome> stock_level(worker_state& ws) {
 // supplies items s, s + 10000, ...) that runs low; a long read-only
 // transaction of independent lookups.
 template <class Policy, bool Nested, bool MultiKey>
-task<outcome> q2(worker_state& ws) {
+task<outcome> q2(worker_state& ws, random_source& r) {
   using op = detail::ops<Policy, Nested>;
   shared_state& s = *ws.shared;
   const tables& tb = s.t;
-  random_source& r = ws.random;
   const std::uint32_t w = r.uniform(1, s.warehouses), region = r.uniform(0, regions - 1);
   const auto threshold = static_cast<std::int32_t>(r.uniform(10, 20));
   std::uint32_t supplier = r.uniform(0, suppliers - 1);
@@ -470,18 +464,31 @@ task<outcome> q2(worker_state& ws) {
   co_return outcome_of(t.commit());
 }
 
-// The transaction of kind k.
+// The transaction of kind k, its inputs drawn from r.
 template <class Policy, bool Nested, bool MultiKey>
-task<outcome> run_one(worker_state& ws, kind k) {
+task<outcome> run_one(worker_state& ws, kind k, random_source& r) {
   switch (k) {
-    case kind::new_order: return new_order<Policy, Nested, MultiKey>(ws);
-    case kind::payment: return payment<Policy, Nested>(ws);
-    case kind::order_status: return order_status<Policy, Nested>(ws);
-    case kind::delivery: return delivery<Policy, Nested>(ws);
-    case kind::stock_level: return stock_level<Policy, Nested, MultiKey>(ws);
-    case kind::q2: return q2<Policy, Nested, MultiKey>(ws);
+    case kind::new_order: return new_order<Policy, Nested, MultiKey>(ws, r);
+    case kind::payment: return payment<Policy, Nested>(ws, r);
+    case kind::order_status: return order_status<Policy, Nested>(ws, r);
+    case kind::delivery: return delivery<Policy, Nested>(ws, r);
+    case kind::stock_level: return stock_level<Policy, Nested, MultiKey>(ws, r);
+    case kind::q2: return q2<Policy, Nested, MultiKey>(ws, r);
   }
-  return new_order<Policy, Nested, MultiKey>(ws);
+  return new_order<Policy, Nested, MultiKey>(ws, r);
+}
+
+// The same, run again with the same inputs after an abort, up to `retries`
+// times, as an application would; counts the runs again in `retried`.
+template <class Policy, bool Nested, bool MultiKey>
+task<outcome> run_with_retries(worker_state& ws, kind k, std::size_t retries, std::size_t& retried) {
+  const random_source inputs = ws.random.split();
+  for (std::size_t attempt = 0;; ++attempt) {
+    random_source r = inputs;
+    const outcome o = co_await run_one<Policy, Nested, MultiKey>(ws, k, r);
+    if (o == outcome::committed || o == outcome::rolled_back || attempt == retries) co_return o;
+    ++retried;
+  }
 }
 
 }  // namespace weave::tpcc

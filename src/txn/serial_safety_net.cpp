@@ -24,13 +24,26 @@ void latch(const version* v) noexcept {
 
 void unlatch(const version* v) noexcept { v->latch.store(false, std::memory_order_release); }
 
+// The oldest version of a new record's chain: the transaction's first write
+// to it.
+const version* bottom_of(const detail::write_entry& w) noexcept {
+  const version* v = w.v;
+  while (const version* older = v->older.load(std::memory_order_acquire)) v = older;
+  return v;
+}
+
 }  // namespace
 
 std::uint64_t serial_safety_net::commit(commit_clock& clock, std::span<const detail::write_entry> writes) {
   std::vector<const version*> latched = detail::spare_vectors<const version*>::take();
   latched = reads_;
+  latched.insert(latched.end(), below_.begin(), below_.end());
   for (const detail::write_entry& w : writes) {
-    if (const version* o = w.overwritten()) latched.push_back(o);
+    if (const version* o = w.overwritten()) {
+      latched.push_back(o);
+    } else {
+      latched.push_back(bottom_of(w));  // where readers of the absence leave their stamps
+    }
   }
   std::sort(latched.begin(), latched.end());
   latched.erase(std::unique(latched.begin(), latched.end()), latched.end());
@@ -54,8 +67,19 @@ bool serial_safety_net::check_and_publish(std::uint64_t ts, std::span<const deta
     predecessor = std::max(predecessor, r->stamp.load(std::memory_order_relaxed));
     successor = std::min(successor, r->sstamp.load(std::memory_order_relaxed));
   }
+  for (const version* b : below_) {
+    const std::uint64_t s = b->stamp.load(std::memory_order_acquire);
+    if (s == 0) {  // its insert aborted: b is the tombstone we read
+      successor = std::min(successor, b->sstamp.load(std::memory_order_relaxed));
+    } else if (!(s & pending)) {
+      return false;  // the inserter committed first; its successor stamp is not kept
+    }
+  }
   for (const detail::write_entry& w : writes) {
-    if (const version* o = w.overwritten()) predecessor = std::max(predecessor, o->pstamp.load(std::memory_order_relaxed));
+    const version* o = w.overwritten();
+    // A new record: readers of its absence left their stamps in its oldest version.
+    if (o == nullptr) o = bottom_of(w);
+    predecessor = std::max(predecessor, o->pstamp.load(std::memory_order_relaxed));
   }
   // Readers of the ranges we inserted into; read before our own ranges are
   // marked, so that a leaf we read and inserted into does not order us after
@@ -78,9 +102,12 @@ bool serial_safety_net::check_and_publish(std::uint64_t ts, std::span<const deta
   for (const version* r : reads_) {
     r->pstamp.store(std::max(r->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
   }
+  for (const version* b : below_) {
+    b->pstamp.store(std::max(b->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
+  }
   for (const detail::write_entry& w : writes) {
     if (const version* o = w.overwritten()) o->sstamp.store(successor, std::memory_order_relaxed);
-    w.v->pstamp.store(ts, std::memory_order_relaxed);
+    w.v->pstamp.store(std::max(w.v->pstamp.load(std::memory_order_relaxed), ts), std::memory_order_relaxed);
   }
   return true;
 }

@@ -21,6 +21,7 @@ transaction::transaction(engine& e)
   // Outside a batch the transaction holds off pruning; it says so before
   // it reads its snapshot, so that no version it may need goes first.
   if (participant_ == nullptr) e.epochs_.hold_floor();
+  if (serializable_) ssn_.start();
   begin_ = e.now();
 }
 
@@ -66,7 +67,16 @@ commit_status transaction::commit() {
 void transaction::abort() {
   if (state_ == state::finished) return;
   for (auto it = writes_.rbegin(); it != writes_.rend(); ++it) {
-    it->t->head(it->oid).store(it->v->older.load(std::memory_order_relaxed), std::memory_order_release);
+    version* older = it->v->older.load(std::memory_order_relaxed);
+    if (serializable_ && older == nullptr) {
+      // A new record's first version stays, as a committed tombstone older
+      // than any snapshot: readers of the record's absence may have left
+      // their stamps in it (serial_safety_net.hpp).
+      it->v->tombstone = true;
+      it->v->stamp.store(0, std::memory_order_release);
+      continue;
+    }
+    it->t->head(it->oid).store(older, std::memory_order_release);
     // A reader may be looking at it: freed once no batch can.
     if (participant_ != nullptr) {
       participant_->retire(it->v, &version::destroy_erased);
@@ -79,7 +89,7 @@ void transaction::abort() {
 
 void transaction::finish() noexcept {
   detail::spare_vectors<detail::write_entry>::give(writes_);
-  ssn_.clear();
+  if (serializable_) ssn_.clear();
   state_ = state::finished;
   if (participant_ == nullptr) engine_->epochs_.release_floor();
 }
@@ -104,23 +114,6 @@ void transaction::prune(std::uint64_t committed) {
       participant_->retire(dead, &version::destroy_chain_erased);
     }
   }
-}
-
-status transaction::install(table& t, oid_t oid, std::string_view value, bool tombstone) {
-  version* head = t.head(oid).load(std::memory_order_acquire);
-  if (head != nullptr && !sees(head->stamp.load(std::memory_order_acquire))) {
-    state_ = state::failed;
-    return status::conflict;
-  }
-  version* v = version::make(pending | id_, head, value, tombstone);
-  t.note_value_bytes(value.size());
-  if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
-    version::destroy(v);  // never published
-    state_ = state::failed;
-    return status::conflict;
-  }
-  writes_.push_back({&t, oid, v});
-  return status::ok;
 }
 
 }  // namespace weave::txn

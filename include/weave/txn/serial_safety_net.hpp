@@ -17,9 +17,17 @@
 // comes after the readers of a version. An insert into the range before the
 // reader's commit changed the leaf's version: the inserter would have to
 // come after the reader (its key is not in what was read) and perhaps
-// before it, so the reader gives up. A key that has a slot but no committed
-// version is read as the committed tombstone at the bottom of every
-// serializable chain, so inserters over it are ordinary overwriters.
+// before it, so the reader gives up.
+//
+// A key the index has but whose chain holds no version the reader sees
+// (its insert is pending, or committed after the snapshot) is a read of the
+// absence beneath the chain's oldest version, the inserter's: the reader
+// leaves its stamp in that version's pstamp, which the inserter takes into
+// its predecessor when it commits; if the inserter committed first, the
+// reader gives up. An insert that aborts under SSN leaves its version in
+// place as a committed tombstone of stamp 0 (older than any snapshot), so
+// later inserters over the key are ordinary overwriters of what readers of
+// the absence read.
 //
 // Commits run in parallel. A committer latches the versions it read and
 // overwrote (in address order, so latching cannot deadlock) and only then
@@ -48,13 +56,26 @@ class serial_safety_net {
   serial_safety_net(serial_safety_net&&) noexcept = default;
   serial_safety_net& operator=(serial_safety_net&&) = delete;
 
+  // Takes the storage a finished transaction of the thread left: called by
+  // serializable transactions only, so that others pay nothing for it.
+  void start() noexcept {
+    reads_ = detail::spare_vectors<const version*>::take();
+    below_ = detail::spare_vectors<const version*>::take();
+    ranges_ = detail::spare_vectors<range_read>::take();
+    inserted_into_ = detail::spare_vectors<std::atomic<std::uint64_t>*>::take();
+  }
+
   // Whether the transaction read anything that commit must check.
-  bool empty() const noexcept { return reads_.empty() && ranges_.empty(); }
+  bool empty() const noexcept { return reads_.empty() && ranges_.empty() && below_.empty(); }
 
   // A committed version the transaction read.
   void note_read(const version* v) {
     if (v != nullptr && !(v->stamp.load(std::memory_order_relaxed) & pending)) reads_.push_back(v);
   }
+
+  // A chain none of whose versions the transaction sees: it read the absence
+  // of the record beneath `bottom`, the chain's oldest version.
+  void note_absent_below(const version* bottom) { below_.push_back(bottom); }
 
   // A leaf whose range the transaction read, validated at `seen`.
   template <class Node>
@@ -96,6 +117,7 @@ class serial_safety_net {
 
   void clear() noexcept {
     detail::spare_vectors<const version*>::give(reads_);
+    detail::spare_vectors<const version*>::give(below_);
     detail::spare_vectors<range_read>::give(ranges_);
     detail::spare_vectors<std::atomic<std::uint64_t>*>::give(inserted_into_);
   }
@@ -111,9 +133,10 @@ class serial_safety_net {
   // if so the stamps are left for the commits after it.
   bool check_and_publish(std::uint64_t ts, std::span<const detail::write_entry> writes);
 
-  std::vector<const version*> reads_ = detail::spare_vectors<const version*>::take();
-  std::vector<range_read> ranges_ = detail::spare_vectors<range_read>::take();
-  std::vector<std::atomic<std::uint64_t>*> inserted_into_ = detail::spare_vectors<std::atomic<std::uint64_t>*>::take();
+  std::vector<const version*> reads_;
+  std::vector<const version*> below_;  // bottoms of chains read as empty
+  std::vector<range_read> ranges_;
+  std::vector<std::atomic<std::uint64_t>*> inserted_into_;
 };
 
 }  // namespace weave::txn

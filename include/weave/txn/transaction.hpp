@@ -159,9 +159,15 @@ class transaction {
     return v->value();
   }
 
-  // Under SSN, the version a read found.
-  void note_read(const version* v) {
-    if (serializable_) ssn_.note_read(v);
+  // Under SSN, the version a read found, or (null) the oldest version of a
+  // chain none of whose versions it sees.
+  void note_read(const version* v, const version* bottom) {
+    if (!serializable_) return;
+    if (v != nullptr) {
+      ssn_.note_read(v);
+    } else if (bottom != nullptr) {
+      ssn_.note_absent_below(bottom);
+    }
   }
   // Under SSN, a lookup that found no key: its leaf's range was read.
   template <class Descent>
@@ -186,10 +192,12 @@ class transaction {
           return v_;
         case at::chain:
           if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) {
-            tx.note_read(v_);
+            tx.note_read(v_, bottom_);
             return nullptr;
           }
+          bottom_ = v_;
           v_ = v_->older.load(std::memory_order_acquire);
+          if (v_ == nullptr) tx.note_read(nullptr, bottom_);  // the end: nothing seen
           return v_;
       }
       return nullptr;
@@ -207,6 +215,7 @@ class transaction {
     const table* t_;
     oid_t oid_;
     const version* v_ = nullptr;
+    const version* bottom_ = nullptr;  // the last version passed over
     at at_ = at::start;
   };
 
@@ -243,11 +252,7 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<status> insert_in(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
     if (state_ != state::active) co_return status::conflict;
-    // Under SSN a new chain ends in a committed tombstone, older than any
-    // snapshot: a reader that finds the key but no committed value has read
-    // it, and the inserter overwrites it (serial_safety_net.hpp).
-    version* bottom = serializable_ ? version::make(0, nullptr, {}, true) : nullptr;
-    version* v = version::make(pending | id_, bottom, value, false);
+    version* v = version::make(pending | id_, nullptr, value, false);
     t.note_value_bytes(value.size());
     // A slot only for a key that is absent, filled before the key can be found.
     oid_t fresh = 0;
@@ -268,7 +273,7 @@ class transaction {
     }
     // The key has a slot already: the insert becomes a write on its record
     // if that is deleted (or was never committed).
-    version::destroy_chain(v);  // never published
+    version::destroy(v);  // never published
     const version* current = co_await visible<Policy>(t, done.value);
     if (current != nullptr && !current->tombstone) co_return status::duplicate;
     co_await prefetch<Policy>(t.head_address(done.value), sizeof(version*), !t.cached());
@@ -316,7 +321,24 @@ class transaction {
 
   // Puts a new pending version at the head of `oid`'s chain, if the head is
   // ours or committed in our snapshot; otherwise the transaction fails.
-  status install(table& t, oid_t oid, std::string_view value, bool tombstone);
+  // Inline: it is most of a put, which the sequential policy keeps in
+  // registers.
+  status install(table& t, oid_t oid, std::string_view value, bool tombstone) {
+    version* head = t.head(oid).load(std::memory_order_acquire);
+    if (head != nullptr && !sees(head->stamp.load(std::memory_order_acquire))) {
+      state_ = state::failed;
+      return status::conflict;
+    }
+    version* v = version::make(pending | id_, head, value, tombstone);
+    t.note_value_bytes(value.size());
+    if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
+      version::destroy(v);  // never published
+      state_ = state::failed;
+      return status::conflict;
+    }
+    writes_.push_back({&t, oid, v});
+    return status::ok;
+  }
 
   engine* engine_;
   participant* participant_;  // the batch's, or null (unmanaged)
