@@ -160,70 +160,68 @@ std::uint64_t first_word(std::string_view v) {
   return x;
 }
 
-// One run of a YCSB transaction over keys[0, ops_per_txn).
+// One YCSB transaction over keys[0, ops_per_txn), run again after an abort
+// up to --retry times, as an application would; how its last run ended. Its
+// latency spans the runs. (The runs loop inside one coroutine: a nested
+// task per run would cost a frame per transaction.)
 template <class Policy, bool Nested, bool StringKeys>
-task<txn::commit_status> attempt(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
+task<txn::commit_status> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
   const auto key = [&](std::size_t i) { return record_key<StringKeys>(c, keys[i]); };
-  txn::transaction t = c.db.begin();
+  const auto start = clock_type::now();
   const std::size_t n = c.o.ops_per_txn;
   // mixed: 2 read-modify-writes, then reads
   const std::size_t writes = c.o.workload == ycsb_workload::mixed ? 2
                              : c.o.workload == ycsb_workload::read || c.o.workload == ycsb_workload::scan ? 0
                                                                                                           : n;
   const bool reads_first = c.o.workload != ycsb_workload::update;  // blind writes read nothing
-  bool ok = true;
-  if (c.o.workload == ycsb_workload::scan) {
-    std::vector<std::pair<txn::scan_key_t<decltype(key(0))>, std::string_view>> out;
-    for (std::size_t i = 0; i < n; ++i) {
-      out.clear();
-      co_await t.scan<Policy>(c.table, key(i), c.o.scan_length, out);
-      for (const auto& [k, v] : out) w.checksum += first_word(v);
-    }
-  } else if (multi_key && reads_first) {
-    // All reads at once, interleaved inside multi_get; then the writes.
-    const auto got = [&](std::size_t, std::optional<std::string_view> v) {
-      if (v) w.checksum += first_word(*v);
-    };
-    if constexpr (StringKeys) {
-      std::vector<string_key> named;
-      for (std::size_t i = 0; i < n; ++i) named.push_back(key(i));
-      t.multi_get(c.table, named, got);
-    } else {
-      t.multi_get(c.table, std::span<const std::uint64_t>(keys, n), got);
-    }
-    for (std::size_t i = 0; i < writes && ok; ++i) {
-      ok = co_await t.put<Policy>(c.table, key(i), value_for(keys[i], c.o.value_bytes, w.checksum)) == status::ok;
-    }
-  } else {
-    for (std::size_t i = 0; i < n && ok; ++i) {
-      if (reads_first) {
-        const auto v = Nested ? co_await get_nested<Policy>(t, c.table, key(i)) : co_await t.get<Policy>(c.table, key(i));
+  txn::commit_status result = txn::commit_status::write_conflict;
+  for (std::size_t run = 0;; ++run) {
+    txn::transaction t = c.db.begin();
+    bool ok = true;
+    if (c.o.workload == ycsb_workload::scan) {
+      std::vector<std::pair<txn::scan_key_t<decltype(key(0))>, std::string_view>> out;
+      for (std::size_t i = 0; i < n; ++i) {
+        out.clear();
+        co_await t.scan<Policy>(c.table, key(i), c.o.scan_length, out);
+        for (const auto& [k, v] : out) w.checksum += first_word(v);
+      }
+    } else if (multi_key && reads_first) {
+      // All reads at once, interleaved inside multi_get; then the writes.
+      const auto got = [&](std::size_t, std::optional<std::string_view> v) {
         if (v) w.checksum += first_word(*v);
+      };
+      if constexpr (StringKeys) {
+        std::vector<string_key> named;
+        for (std::size_t i = 0; i < n; ++i) named.push_back(key(i));
+        t.multi_get(c.table, named, got);
+      } else {
+        t.multi_get(c.table, std::span<const std::uint64_t>(keys, n), got);
       }
-      if (i < writes) {
-        const std::string value = value_for(keys[i], c.o.value_bytes, w.checksum);
-        const status s = Nested ? co_await put_nested<Policy>(t, c.table, key(i), value)
-                                : co_await t.put<Policy>(c.table, key(i), value);
-        ok = s == status::ok;
+      for (std::size_t i = 0; i < writes && ok; ++i) {
+        ok = co_await t.put<Policy>(c.table, key(i), value_for(keys[i], c.o.value_bytes, w.checksum)) == status::ok;
+      }
+    } else {
+      for (std::size_t i = 0; i < n && ok; ++i) {
+        if (reads_first) {
+          const auto v = Nested ? co_await get_nested<Policy>(t, c.table, key(i)) : co_await t.get<Policy>(c.table, key(i));
+          if (v) w.checksum += first_word(*v);
+        }
+        if (i < writes) {
+          const std::string value = value_for(keys[i], c.o.value_bytes, w.checksum);
+          const status s = Nested ? co_await put_nested<Policy>(t, c.table, key(i), value)
+                                  : co_await t.put<Policy>(c.table, key(i), value);
+          ok = s == status::ok;
+        }
       }
     }
-  }
-  if (!ok) {
-    t.abort();
-    co_return txn::commit_status::write_conflict;
-  }
-  co_return t.commit();
-}
-
-// The transaction, run again after an abort up to --retry times, as an
-// application would; how its last run ended. Its latency spans the runs.
-template <class Policy, bool Nested, bool StringKeys>
-task<txn::commit_status> transaction_body(const context& c, worker& w, const std::uint64_t* keys, bool multi_key) {
-  const auto start = clock_type::now();
-  txn::commit_status result = co_await attempt<Policy, Nested, StringKeys>(c, w, keys, multi_key);
-  for (std::size_t retry = 0; result != txn::commit_status::committed && retry < c.o.retries; ++retry) {
+    if (ok) {
+      result = t.commit();
+    } else {
+      t.abort();
+      result = txn::commit_status::write_conflict;
+    }
+    if (result == txn::commit_status::committed || run == c.o.retries) break;
     ++w.retries;
-    result = co_await attempt<Policy, Nested, StringKeys>(c, w, keys, multi_key);
   }
   w.latency_us.push_back(
       static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - start).count()));

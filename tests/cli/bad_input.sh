@@ -57,6 +57,9 @@ expect_usage_error bench ycsb --records 0
 expect_usage_error bench ycsb --records 100G
 expect_usage_error bench ycsb --theta 1.5
 expect_usage_error bench ycsb --repeat 0
+expect_usage_error bench ycsb --retry -1
+expect_usage_error bench ycsb --retry 10000000
+expect_usage_error bench tpcc --retry -1
 expect_usage_error bench tpcc --warehouses 0
 expect_usage_error bench tpcc --warehouses 5000
 expect_usage_error bench tpcc --mix tpce
