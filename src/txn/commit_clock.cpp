@@ -1,6 +1,6 @@
 #include "weave/txn/commit_clock.hpp"
 
-#include <sched.h>
+#include "weave/txn/detail/backoff.hpp"
 
 namespace weave::txn {
 
@@ -8,22 +8,10 @@ commit_clock::commit_clock() noexcept {
   for (auto& d : done_) d.store(0, std::memory_order_relaxed);
 }
 
-void commit_clock::pause(unsigned& spins) noexcept {
-  // Spin briefly (the committer ahead is stamping a few versions), then let
-  // a descheduled one run: with more threads than cores it may need our core.
-  if (++spins < 64) {
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#endif
-  } else {
-    sched_yield();
-  }
-}
-
 std::uint64_t commit_clock::draw() noexcept {
   const std::uint64_t ts = drawn_.fetch_add(1, std::memory_order_acq_rel) + 1;
   // Its slot in done_ is free once now() is within a window of it.
-  for (unsigned spins = 0; ts - now() >= window;) pause(spins);
+  for (detail::backoff wait; ts - now() >= window;) wait.pause();
   return ts;
 }
 
@@ -38,8 +26,8 @@ void commit_clock::advance() noexcept {
 void commit_clock::complete(std::uint64_t ts) noexcept {
   done_[ts % window].store(ts, std::memory_order_release);
   advance();
-  for (unsigned spins = 0; now() < ts;) {
-    pause(spins);
+  for (detail::backoff wait; now() < ts;) {
+    wait.pause();
     advance();
   }
 }

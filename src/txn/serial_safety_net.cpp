@@ -1,24 +1,15 @@
 #include "weave/txn/serial_safety_net.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
+
+#include "weave/txn/detail/backoff.hpp"
 
 namespace weave::txn {
 namespace {
 
 void latch(const version* v) noexcept {
-  for (unsigned spins = 0; v->latch.exchange(true, std::memory_order_acquire);) {
-    while (v->latch.load(std::memory_order_relaxed)) {
-      // Held for a few stamp updates; past that its holder may need our core.
-      if (++spins < 64) {
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-      } else {
-        sched_yield();
-      }
-    }
+  for (detail::backoff wait; v->latch.exchange(true, std::memory_order_acquire);) {
+    while (v->latch.load(std::memory_order_relaxed)) wait.pause();
   }
 }
 

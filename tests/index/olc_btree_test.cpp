@@ -170,6 +170,12 @@ TEST(byte_key, orders_like_the_strings_and_round_trips) {
   EXPECT_THROW(byte_key(std::string(byte_key::capacity + 1, 'x')), std::length_error);
 }
 
+TEST(byte_key, largest_is_the_longest_string_of_0xff_and_follows_every_key) {
+  EXPECT_EQ(byte_key::largest(), byte_key(std::string(byte_key::capacity, '\xff')));
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 1000; ++i) ASSERT_LE(byte_key(random_string(rng)), byte_key::largest());
+}
+
 TEST(olc_string_btree, matches_a_map_through_inserts_removes_lookups_and_scans) {
   std::mt19937_64 rng(12);
   for (std::size_t n : {1u, 17u, 18u, 3000u}) {

@@ -551,6 +551,13 @@ struct phantoms : ::testing::TestWithParam<std::tuple<isolation, bool>> {
     for (std::uint64_t k : {1, 2, 5, 7}) ASSERT_EQ(sync_wait(t.insert<P>(tab, k, std::to_string(k))), status::ok);
     ASSERT_EQ(t.commit(), commit_status::committed);
   }
+  // Finds `read` absent, then inserts `key`.
+  script get_then_insert(std::uint64_t read, std::uint64_t key) {
+    return script{[this, read](transaction& t) -> task<void> {
+                    EXPECT_FALSE((co_await t.get<interleaved_policy>(tab, read)).has_value());
+                  },
+                  [this, key](transaction& t) { return t.insert<interleaved_policy>(tab, key, "new"); }};
+  }
   // Under SI both commit; serializable lets at most one through.
   void expect_outcome(const std::array<commit_status, 2>& r) {
     const int committed = (r[0] == commit_status::committed) + (r[1] == commit_status::committed);
@@ -589,12 +596,6 @@ TEST_P(phantoms, write_skew_through_a_predicate) {
 
 // Each reads a key the other will insert and finds it absent.
 TEST_P(phantoms, write_skew_through_absent_keys) {
-  const auto get_then_insert = [&](std::uint64_t read, std::uint64_t key) {
-    return script{[&, read](transaction& t) -> task<void> {
-                    EXPECT_FALSE((co_await t.get<interleaved_policy>(tab, read)).has_value());
-                  },
-                  [&, key](transaction& t) { return t.insert<interleaved_policy>(tab, key, "new"); }};
-  };
   expect_outcome(run_side_by_side(db, get_then_insert(3, 4), get_then_insert(4, 3), two_threads()));
 }
 
@@ -607,12 +608,6 @@ TEST_P(phantoms, write_skew_through_keys_whose_insert_aborted) {
     ASSERT_EQ(sync_wait(t.insert<P>(tab, 4, "gone")), status::ok);
     t.abort();
   }
-  const auto get_then_insert = [&](std::uint64_t read, std::uint64_t key) {
-    return script{[&, read](transaction& t) -> task<void> {
-                    EXPECT_FALSE((co_await t.get<interleaved_policy>(tab, read)).has_value());
-                  },
-                  [&, key](transaction& t) { return t.insert<interleaved_policy>(tab, key, "new"); }};
-  };
   expect_outcome(run_side_by_side(db, get_then_insert(3, 4), get_then_insert(4, 3), two_threads()));
 }
 

@@ -57,14 +57,18 @@ std::size_t chain_length(const table& t, std::uint64_t key) {
   return n;
 }
 
+// A table holding key 1 -> "v0".
+table& one_record(engine& db) {
+  table& t = db.create_table("t");
+  transaction load = db.begin();
+  EXPECT_EQ(sync_wait(load.insert<sequential_policy>(t, 1, "v0")), status::ok);
+  EXPECT_EQ(load.commit(), commit_status::committed);
+  return t;
+}
+
 TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_their_snapshot) {
   engine db;
-  table& t = db.create_table("t");
-  {
-    transaction load = db.begin();
-    ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, 1, "v0")), status::ok);
-    ASSERT_EQ(load.commit(), commit_status::committed);
-  }
+  table& t = one_record(db);
   participant& worker = db.join();
   const auto update = [&](const std::string& value) {
     const epoch_guard batch = db.enter(worker);
@@ -90,12 +94,7 @@ TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_the
 // worker's), it is unmanaged for its engine and holds off its pruning.
 TEST(epochs, a_transaction_inside_another_managers_batch_keeps_its_snapshot) {
   engine db;
-  table& t = db.create_table("t");
-  {
-    transaction load = db.begin();
-    ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, 1, "v0")), status::ok);
-    ASSERT_EQ(load.commit(), commit_status::committed);
-  }
+  table& t = one_record(db);
   epoch_manager runtime;
   participant& runtime_worker = runtime.join();
   const epoch_guard runtime_batch(runtime_worker, [] { return participant::no_floor; });

@@ -42,8 +42,14 @@ class byte_key {
     return k;
   }
 
-  // The key no other key follows: `capacity` bytes of 0xff.
-  static byte_key largest() { return byte_key(std::string(capacity, '\xff')); }
+  // The key no other key follows: `capacity` bytes of 0xff. Built from its
+  // words: an unbounded scan asks for it every time.
+  static byte_key largest() noexcept {
+    byte_key k;
+    k.w_.fill(~std::uint64_t{0});
+    k.w_[words - 1] = (~std::uint64_t{0} << 8) | capacity;
+    return k;
+  }
 
   std::uint64_t word(unsigned i) const noexcept { return w_[i]; }
   std::size_t size() const noexcept { return w_[words - 1] & 0xff; }

@@ -357,6 +357,16 @@ class basic_olc_btree {
       v = cv;
     }
     if (!upgrade(*n, *v)) return std::nullopt;
+    // The value, made under the lock; if making it throws, the leaf is
+    // unlocked unchanged.
+    const auto made = [&] {
+      try {
+        return make_value();
+      } catch (...) {
+        write_unlock(*n);
+        throw;
+      }
+    };
     const unsigned count = n->size();
     const unsigned pos = n->lower_bound(key);
     if (pos < count && n->compare(pos, key) == 0) {
@@ -365,24 +375,11 @@ class basic_olc_btree {
         n->version.store(*v, std::memory_order_release);
         return insert_outcome{false, existing, n, *v, *v};
       }
-      std::uint64_t value = 0;
-      try {
-        value = make_value();
-      } catch (...) {
-        write_unlock(*n);
-        throw;
-      }
-      n->set_value(pos, value);
+      n->set_value(pos, made());
       write_unlock(*n);
       return insert_outcome{false, existing, n, *v, *v + 2 * locked_bit};
     }
-    std::uint64_t value = 0;
-    try {
-      value = make_value();
-    } catch (...) {
-      write_unlock(*n);
-      throw;
-    }
+    const std::uint64_t value = made();
     for (unsigned i = count; i > pos; --i) {
       n->move_key(i, *n, i - 1);
       n->set_value(i, n->value(i - 1));

@@ -43,7 +43,6 @@ class commit_clock {
   static constexpr std::size_t window = 4096;
   // Moves now() past every complete timestamp that follows it.
   void advance() noexcept;
-  static void pause(unsigned& spins) noexcept;
 
   alignas(64) std::atomic<std::uint64_t> now_{1};
   alignas(64) std::atomic<std::uint64_t> drawn_{1};
