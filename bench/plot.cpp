@@ -1,10 +1,12 @@
 #include "bench/plot.hpp"
 
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -12,9 +14,39 @@
 #include "dictionary_sweep_script.hpp"  // generated from bench/plot/dictionary_sweep.py
 #include "group_sweep_script.hpp"       // generated from bench/plot/group_sweep.py
 
+extern char** environ;
+
 namespace weave::bench {
 
 namespace {
+
+// Debian's interpreter, which has python3-matplotlib, even when another python3 comes first on PATH.
+std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+
+// Runs `python3 -c script args...` without a shell: the arguments reach the
+// script as they are, whatever characters they hold. The interpreter's stdout
+// goes to our stderr, so that stdout keeps only JSON lines. Returns the exit
+// status, or -1 if the interpreter could not be started.
+int run_python(const char* script, const std::vector<std::string>& args) {
+  std::vector<std::string> words{python(), "-c", script};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 void plot(const char* script, const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
   if (rows.empty()) throw std::runtime_error("nothing to plot");
@@ -26,21 +58,32 @@ void plot(const char* script, const std::vector<nlohmann::ordered_json>& rows, c
     std::ofstream data(data_path);
     for (const auto& r : rows) data << r.dump() << '\n';
   }
-  // Debian's interpreter, which has python3-matplotlib, even when another python3 comes first on PATH.
-  const char* python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string command = fmt::format("{} - '{}' '{}' 2>&1", python, data_path, png);
-  FILE* pipe = ::popen(command.c_str(), "w");
-  if (pipe == nullptr) throw std::runtime_error("cannot start python3 for the plot");
-  std::fputs(script, pipe);
-  const int status = ::pclose(pipe);
+  const int status = run_python(script, {data_path, png});
   std::filesystem::remove(data_path);
-  if (status != 0) {
-    throw std::runtime_error(fmt::format(
-        "plotting to '{}' failed (is python3-matplotlib installed? apt-get install python3-matplotlib)", png));
-  }
+  if (status != 0) throw std::runtime_error(fmt::format("plotting to '{}' failed", png));
 }
 
 }  // namespace
+
+void check_plot_path(const std::string& png) {
+  namespace fs = std::filesystem;
+  if (png.empty()) throw std::invalid_argument("needs a file name");
+  const fs::path path(png);
+  if (path.extension() != ".png") throw std::invalid_argument(fmt::format("'{}': the file name must end in .png", png));
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", png));
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw std::invalid_argument(fmt::format("'{}': directory '{}' does not exist", png, dir.string()));
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument(fmt::format("'{}': directory '{}' is not writable", png, dir.string()));
+  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+    throw std::invalid_argument(fmt::format("'{}' exists and is not writable", png));
+  if (run_python("import matplotlib", {}) != 0) {
+    throw std::invalid_argument(
+        "needs python3 with matplotlib (Debian: apt-get install python3-matplotlib)");
+  }
+}
 
 void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
   plot(group_sweep_script, rows, png);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "bench/plot.hpp"
 #include "bench/workload/size.hpp"
 #include "weave/memory/machine.hpp"
 
@@ -36,6 +37,17 @@ void require_memory(std::size_t bytes, const std::string& what) {
                                             bench::format_bytes(bytes), bench::format_bytes(available)));
   }
 }
+
+const CLI::Validator plot_path(
+    [](std::string& png) -> std::string {
+      try {
+        bench::check_plot_path(png);
+      } catch (const std::invalid_argument& e) {
+        return e.what();
+      }
+      return {};
+    },
+    "PNG", "plot path");
 
 void print(const nlohmann::ordered_json& j) { std::cout << j.dump() << '\n' << std::flush; }
 

@@ -20,6 +20,8 @@ std::vector<std::size_t> parse_sizes(const std::string& list);
 // Refuses (as bad input) what would not fit in the memory available.
 void require_memory(std::size_t bytes, const std::string& what);
 void print(const nlohmann::ordered_json& j);
+// Checks a --plot file name while parsing (see bench::check_plot_path).
+extern const CLI::Validator plot_path;
 
 // Subcommands and what to run when one of them was given.
 class command_table {

@@ -210,7 +210,7 @@ struct bench_cli {
         ->capture_default_str();
     app.add_option("--repeat", repeat, "runs per variant; the median is reported")->capture_default_str();
     app.add_option("--seed", seed, "random seed")->capture_default_str();
-    app.add_option("--plot", plot, "write a PNG of time per query against dictionary size");
+    app.add_option("--plot", plot, "write a PNG of time per query against dictionary size")->check(plot_path);
     app.add_flag("--quiet", quiet, "no progress on stderr");
   }
 

@@ -52,7 +52,7 @@ struct lookup_cli {
     app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")->capture_default_str();
     app.add_option("--seed", seed, "random seed")->capture_default_str();
     app.add_option("--repeat", repeat, "runs per configuration; the median is reported")->capture_default_str();
-    app.add_option("--plot", plot, "write a PNG of ns per lookup against group size");
+    app.add_option("--plot", plot, "write a PNG of ns per lookup against group size")->check(plot_path);
     app.add_option("--ceiling-bytes", ceiling_bytes, "buffer for the MLP ceiling probe; 0 skips it")
         ->capture_default_str();
     app.add_flag("--quiet", quiet, "no progress on stderr");
@@ -168,7 +168,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")->capture_default_str();
   model_cmd->add_option("--seed", model->seed, "random seed")->capture_default_str();
   model_cmd->add_option("--repeat", model->repeat, "runs per measurement")->capture_default_str();
-  model_cmd->add_option("--plot", model->plot, "write a PNG of measured and predicted ns per lookup");
+  model_cmd->add_option("--plot", model->plot, "write a PNG of measured and predicted ns per lookup")->check(plot_path);
   model_cmd->add_flag("--quiet", model->quiet, "no progress on stderr");
   commands.add(model_cmd, [model] {
     const workload_spec spec = model->spec();
