@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "bench/lookup/lookup_bench.hpp"
 #include "bench/mlp.hpp"
 #include "bench/model_bench.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
 
 namespace weave::bench {
@@ -20,6 +22,21 @@ struct demo_structure {
   const char* what;
 };
 
+std::size_t scaled(const demo_options& options, std::size_t n) {
+  return std::max<std::size_t>(1024, static_cast<std::size_t>(static_cast<double>(n) * options.scale));
+}
+
+std::vector<demo_structure> lookup_structures(const demo_options& options) {
+  return {
+      {"binary-search", scaled(options, std::size_t{1} << 27), "sorted int32 array"},
+      {"binary-search-str", scaled(options, std::size_t{1} << 25), "sorted 16-byte strings"},
+      {"hash", scaled(options, std::size_t{1} << 24), "chained hash table"},
+      {"btree", scaled(options, 30'000'000), "B+-tree, 256-byte nodes"},
+  };
+}
+
+constexpr std::size_t probe_bytes = std::size_t{1} << 30;
+
 double ns_of(const std::vector<lookup_row>& rows, variant v) {
   for (const auto& r : rows)
     if (r.v == v) return r.ns_per_lookup;
@@ -28,41 +45,44 @@ double ns_of(const std::vector<lookup_row>& rows, variant v) {
 
 }  // namespace
 
+std::size_t demo_bytes(const demo_options& options) {
+  std::size_t peak = probe_bytes;
+  for (const demo_structure& d : lookup_structures(options)) {
+    workload_spec spec;
+    spec.structure = d.structure;
+    spec.keys = d.keys;
+    spec.lookups = options.lookups;
+    peak = std::max(peak, estimated_bytes(spec));
+  }
+  return std::max({peak, column_demo_bytes(options), txn_demo_bytes(options), tasks_demo_bytes(options)});
+}
+
 int run_demo(const demo_options& options) {
-  auto scaled = [&](std::size_t n) {
-    return std::max<std::size_t>(1024, static_cast<std::size_t>(static_cast<double>(n) * options.scale));
-  };
   fmt::print("weave demo: interleaved lookups on DRAM-sized structures\n");
   fmt::print("(one thread; every variant computes the same checksum; medians of {} runs)\n\n", options.repeat);
 
-  const mlp_probe probe(std::size_t{1} << 30, true);
+  const mlp_probe probe(probe_bytes, progress_wanted());
   const double latency = probe.ns_per_miss(1, 500'000);
   const double best_miss = best_ns_per_miss(probe);
   fmt::print("memory: one random miss takes {:.0f} ns; with many misses in flight, {:.1f} ns per miss "
              "({:.0f}x overlap)\n\n",
              latency, best_miss, latency / best_miss);
 
-  const demo_structure structures[] = {
-      {"binary-search", scaled(std::size_t{1} << 27), "sorted int32 array"},
-      {"binary-search-str", scaled(std::size_t{1} << 25), "sorted 16-byte strings"},
-      {"hash", scaled(std::size_t{1} << 24), "chained hash table"},
-      {"btree", scaled(30'000'000), "B+-tree, 256-byte nodes"},
-  };
 
   fmt::print("{:<18} {:>9} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>8} {:>9} {:>9}\n", "ns per lookup", "size",
              "naive", "GP", "AMAC", "coro", "auto", "coro/nv", "ceiling", "model G");
   std::vector<std::string> notes;
-  for (const demo_structure& d : structures) {
+  for (const demo_structure& d : lookup_structures(options)) {
     lookup_options o;
     o.spec.structure = d.structure;
     o.spec.keys = d.keys;
     o.spec.lookups = options.lookups;
     o.repeat = options.repeat;
     o.ns_per_miss = best_miss;
-    const auto workload = make_workload(o.spec, true);
+    const auto workload = make_workload(o.spec, progress_wanted());
     const std::size_t g = model_group(*workload);
     o.groups = {g};
-    const auto rows = run_lookup_bench(o, *workload, true);
+    const auto rows = run_lookup_bench(o, *workload, progress_wanted());
     const double naive = ns_of(rows, variant::naive);
     const double coro = ns_of(rows, variant::coro);
     double stages = 0;
@@ -82,10 +102,10 @@ int run_demo(const demo_options& options) {
   // The analytical model against a sweep, on the binary search.
   lookup_options o;
   o.spec.structure = "binary-search";
-  o.spec.keys = scaled(std::size_t{1} << 27);
+  o.spec.keys = lookup_structures(options).front().keys;
   o.spec.lookups = options.lookups / 2;
-  const auto workload = make_workload(o.spec, true);
-  const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, best_miss, true);
+  const auto workload = make_workload(o.spec, progress_wanted());
+  const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, best_miss, progress_wanted());
   fmt::print("model, binary search: per stage compute {:.1f} ns, stall {:.1f} ns, switch {:.1f} ns, {:.1f} stages\n",
              m.costs.compute_ns, m.costs.stall_ns, m.costs.switch_ns, m.stages_per_lookup);
   fmt::print("  predicted: best G {} (Formula 3.2), speedup up to {:.2f}x (Formula 3.4)\n", m.predicted_group,

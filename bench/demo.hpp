@@ -12,6 +12,13 @@ struct demo_options {
 // `weave demo`: a tour of the lookup layer and the column store on DRAM-sized structures. Tables on
 // stdout, progress on stderr. Returns the process exit code.
 int run_demo(const demo_options& options);
+// The most memory any part of the tour takes at once, roughly (the parts
+// run one after the other), so that a --scale that cannot fit is refused first.
+std::size_t demo_bytes(const demo_options& options);
+std::size_t column_demo_bytes(const demo_options& options);
+std::size_t txn_demo_bytes(const demo_options& options);
+std::size_t tasks_demo_bytes(const demo_options& options);
+
 // The column store's part of the tour.
 void run_column_demo(const demo_options& options);
 // The transaction engine's part.

@@ -8,6 +8,7 @@
 #include "bench/lookup/lookup_bench.hpp"
 #include "bench/workload/median.hpp"
 #include "weave/exec/switch_cost.hpp"
+#include "bench/workload/limits.hpp"
 
 namespace weave::bench {
 
@@ -26,7 +27,7 @@ double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, s
 
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat) {
   check_group_sizes(groups);
-  if (repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  check_repeat(repeat);
 }
 
 model_report measure_model(const lookup_workload& w, const std::vector<std::size_t>& groups,

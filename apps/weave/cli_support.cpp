@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <limits>
 #include <iostream>
 #include <stdexcept>
 
@@ -31,11 +35,80 @@ std::vector<std::size_t> parse_sizes(const std::string& list) {
 }
 
 void require_memory(std::size_t bytes, const std::string& what) {
+  if (bytes == std::numeric_limits<std::size_t>::max())
+    throw std::invalid_argument(fmt::format("{} needs more memory than a 64-bit machine can address", what));
   const std::size_t available = machine::available_bytes();
   if (available > 0 && bytes > available / 10 * 9) {
     throw std::invalid_argument(fmt::format("{} needs about {} but only {} of memory is available", what,
                                             bench::format_bytes(bytes), bench::format_bytes(available)));
   }
+}
+
+namespace {
+
+std::string plain_unsigned(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || end != text.data() + text.size()) {
+    return fmt::format("'{}' is not a whole number of zero or more", text);
+  }
+  if (ec == std::errc::result_out_of_range) return fmt::format("{} is too large", text);
+  if (text.size() > 1 && text[0] == '0') return fmt::format("write {} without leading zeros", text);
+  return {};
+}
+
+std::string plain_real(const std::string& text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
+    return fmt::format("'{}' is not a finite number", text);
+  }
+  return {};
+}
+
+}  // namespace
+
+void require_plain_numbers(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type == "UINT") option->check(CLI::Validator(plain_unsigned, "", "plain unsigned"));
+    if (type == "FLOAT") option->check(CLI::Validator(plain_real, "", "finite"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) require_plain_numbers(*sub);
+}
+
+CLI::Validator real_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc{} || end != text.data() + text.size() || !(value >= lo && value <= hi)) {
+          return fmt::format("{} is outside {}..{}", text, lo, hi);
+        }
+        return {};
+      },
+      fmt::format("{}..{}", lo, hi), "real range");
+}
+
+std::string unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs = at->get_subcommands({});
+    if (subs.empty() || word.empty() || word[0] == '-') break;
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* sub : subs) {
+      if (sub->get_name() == word) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr) {
+      const std::string path = at == &app ? std::string("weave") : "weave " + at->get_name();
+      return fmt::format("'{}' is not a command of '{}' (choose {})", word, path, names);
+    }
+    at = next;
+  }
+  return {};
 }
 
 const CLI::Validator plot_path(
@@ -48,6 +121,15 @@ const CLI::Validator plot_path(
       return {};
     },
     "PNG", "plot path");
+
+void warn_if_more_threads_than_cpus(const std::vector<std::size_t>& thread_counts) {
+  const std::size_t cpus = machine::allowed_cpus().size();
+  const std::size_t most = thread_counts.empty() ? 0 : *std::max_element(thread_counts.begin(), thread_counts.end());
+  if (most > cpus) {
+    std::fprintf(stderr, "weave: warning: %zu threads on %zu allowed CPU%s: threads share CPUs\n", most, cpus,
+                 cpus == 1 ? "" : "s");
+  }
+}
 
 void print(const nlohmann::ordered_json& j) { std::cout << j.dump() << '\n' << std::flush; }
 

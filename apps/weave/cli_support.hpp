@@ -20,6 +20,19 @@ std::vector<std::size_t> parse_sizes(const std::string& list);
 // Refuses (as bad input) what would not fit in the memory available.
 void require_memory(std::size_t bytes, const std::string& what);
 void print(const nlohmann::ordered_json& j);
+// One line on stderr when a run asks for more threads than the CPUs this
+// process may use: they would share CPUs and each would measure less.
+void warn_if_more_threads_than_cpus(const std::vector<std::size_t>& thread_counts);
+// Every option of `app` and its subcommands that CLI11 reads as a number
+// takes a plain one: an unsigned option decimal digits only (CLI11 would read
+// "-1" as 2^64-1, "010" as octal, and saturate on overflow), a real option a
+// finite number (no "nan" or "inf"). Call once all options are added.
+void require_plain_numbers(CLI::App& app);
+// A real option's range, with a short message.
+CLI::Validator real_in(double lo, double hi);
+// When parsing failed on a word that names no command at its place ("weave
+// bench frobnicate"), the message that says so; empty otherwise.
+std::string unknown_command(const CLI::App& app, int argc, const char* const* argv);
 // Checks a --plot file name while parsing (see bench::check_plot_path).
 extern const CLI::Validator plot_path;
 

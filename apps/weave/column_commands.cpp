@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -15,8 +16,12 @@
 
 #include "bench/column/column_bench.hpp"
 #include "bench/plot.hpp"
+#include "bench/workload/limits.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
+#include "bench_context.hpp"
 #include "cli_support.hpp"
+#include "weave/column/csv.hpp"
 #include "weave/column/query.hpp"
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
@@ -136,7 +141,7 @@ struct table_source {
     const column::table_recipe recipe = parse_recipe(generate);
     column::validate(recipe);
     require_memory(column::estimated_bytes(recipe), "this table");
-    return bench::make_bench_table(recipe, !quiet);
+    return bench::make_bench_table(recipe, bench::progress_wanted(quiet));
   }
 };
 
@@ -144,10 +149,21 @@ struct table_source {
 struct execution {
   std::string variant = "auto";
   std::size_t group = 16;
+  CLI::Option* group_option = nullptr;
 
   void add(CLI::App& app) {
     app.add_option("--variant", variant, "sequential | interleaved | auto")->capture_default_str();
-    app.add_option("--group", group, "group size of the interleaved variant")->capture_default_str();
+    group_option = app.add_option("--group", group, "group size of the interleaved variant")
+                       ->check(CLI::Range(std::size_t{1}, interleaved_scheduler::max_group))
+                       ->capture_default_str();
+  }
+
+  // Bad input, before the slow part: an unknown variant, or a group size
+  // that the chosen variant would not use.
+  void validate() const {
+    if (bench::parse_column_variant(variant) != column_variant::interleaved && group_option->count() > 0) {
+      throw std::invalid_argument("--group goes with --variant interleaved (auto picks its own)");
+    }
   }
 
   // Calls f(scheduler) under the chosen scheduler; returns a description.
@@ -161,9 +177,6 @@ struct execution {
         return "sequential";
       }
       case column_variant::interleaved: {
-        if (group < 1 || group > interleaved_scheduler::max_group) {
-          throw std::invalid_argument(fmt::format("group size {} is outside 1..256", group));
-        }
         interleaved_scheduler s{group};
         f(s);
         return fmt::format("interleaved, G={}", group);
@@ -180,13 +193,43 @@ struct execution {
 };
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
     out += c;
   }
   return out + "\"";
+}
+
+// The lines of a --values file, one value each (a CR before the LF is
+// dropped). A directory, an empty file, a line longer than a CSV record or
+// more lines than an IN list may hold is bad input.
+std::vector<std::string> read_value_lines(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", path));
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+  std::vector<std::string> lines;
+  std::string line;
+  std::streambuf* in = file.rdbuf();
+  for (int c = in->sbumpc();; c = in->sbumpc()) {
+    if (c == std::char_traits<char>::eof() || c == '\n') {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (c != std::char_traits<char>::eof() || !line.empty()) lines.push_back(std::move(line));
+      if (c == std::char_traits<char>::eof()) break;
+      line.clear();
+      if (lines.size() > bench::max_list) throw std::invalid_argument(fmt::format("'{}' has more than 100M lines", path));
+      continue;
+    }
+    if (line.size() == column::max_csv_record_bytes) {
+      throw std::invalid_argument(fmt::format("{}, line {}: longer than {} bytes", path, lines.size() + 1,
+                                              column::max_csv_record_bytes));
+    }
+    line += static_cast<char>(c);
+  }
+  if (lines.empty()) throw std::invalid_argument(fmt::format("'{}' holds no values", path));
+  return lines;
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -223,7 +266,8 @@ struct bench_cli {
       o.groups = parse_sizes(groups);
     }
     o.repeat = repeat;
-    o.verbose = !quiet;
+    o.verbose = bench::progress_wanted(quiet);
+    o.each_repetition = [](const nlohmann::ordered_json& j) { print(j); };
     recipe.rows = parse_size(rows);
     recipe.seed = seed;
   }
@@ -241,6 +285,7 @@ void run_sweep(Options& o, const std::vector<std::size_t>& sweep, const std::str
     largest = std::max(largest, column::estimated_bytes(o.recipe));
   }
   require_memory(largest, "this benchmark");
+  print(bench_context(1));
   std::vector<nlohmann::ordered_json> all;
   for (std::size_t d : sweep) {
     o.recipe.distinct = d;
@@ -334,26 +379,22 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     if (qi->values_file.empty() == qi->random.empty()) {
       throw std::invalid_argument("give exactly one of --values and --random");
     }
-    bench::parse_column_variant(qi->exec.variant);  // bad input before the slow part
+    qi->exec.validate();
     const std::size_t k = qi->random.empty() ? 0 : parse_size(qi->random);
     if (!qi->random.empty() && k == 0) throw std::invalid_argument("--random must be at least 1");
     qi->source.generated_type(qi->column);
-    std::ifstream file;
-    if (!qi->values_file.empty()) {
-      file.open(qi->values_file);
-      if (!file) throw std::invalid_argument(fmt::format("cannot read '{}'", qi->values_file));
-    }
+    if (k > bench::max_list) throw std::invalid_argument("--random must be 1..100M");
+    const std::vector<std::string> lines = qi->values_file.empty() ? std::vector<std::string>{}
+                                                                   : read_value_lines(qi->values_file);
     const column::table t = qi->source.load();
     const column::table_column& c = qi->column.empty() ? t.column(0) : t.column(qi->column);
     std::vector<column::value> values;
-    if (file.is_open()) {
-      std::string line;
-      for (std::size_t n = 1; std::getline(file, line); ++n) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!qi->values_file.empty()) {
+      for (std::size_t n = 0; n < lines.size(); ++n) {
         try {
-          values.push_back(column::parse_value(c.type, line));
+          values.push_back(column::parse_value(c.type, lines[n]));
         } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument(fmt::format("{}, line {}: {}", qi->values_file, n, e.what()));
+          throw std::invalid_argument(fmt::format("{}, line {}: {}", qi->values_file, n + 1, e.what()));
         }
       }
     } else {
@@ -389,7 +430,7 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   qr_cmd->add_option("--key", qr->key, "the value to find")->required();
   qr_cmd->add_option("--key-column", qr->key_column, "the column C (default: the first)");
   commands.add(qr_cmd, [qr] {
-    bench::parse_column_variant(qr->exec.variant);
+    qr->exec.validate();
     if (const auto type = qr->source.generated_type(qr->key_column)) column::parse_value(*type, qr->key);
     const column::table t = qr->source.load();
     const column::table_column& c = qr->key_column.empty() ? t.column(0) : t.column(qr->key_column);

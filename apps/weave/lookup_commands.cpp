@@ -15,8 +15,12 @@
 #include "bench/model_bench.hpp"
 #include "bench/plot.hpp"
 #include "bench/workload/median.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
+#include "bench_context.hpp"
 #include "cli_support.hpp"
+#include "bench/workload/limits.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::cli {
 
@@ -87,16 +91,19 @@ void run_lookup(const lookup_cli& cli) {
   }
   o.repeat = cli.repeat;
   validate(o);
+  warn_if_more_threads_than_cpus(o.threads);
   const std::size_t ceiling_bytes = parse_size(cli.ceiling_bytes);
-  require_memory(estimated_bytes(o.spec) + ceiling_bytes, "this benchmark");
+  require_memory(saturating_add(estimated_bytes(o.spec), ceiling_bytes), "this benchmark");
+  print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
 
   if (ceiling_bytes > 0) {
-    const mlp_probe probe(ceiling_bytes, !cli.quiet);
+    const mlp_probe probe(ceiling_bytes, bench::progress_wanted(cli.quiet));
     o.ns_per_miss = best_ns_per_miss(probe);
   }
-  const auto workload = make_workload(o.spec, !cli.quiet);
+  const auto workload = make_workload(o.spec, bench::progress_wanted(cli.quiet));
   std::vector<nlohmann::ordered_json> rows;
-  for (const auto& row : run_lookup_bench(o, *workload, !cli.quiet)) {
+  const auto print_repetition = [&](const lookup_row& row) { print(to_json(o, *workload, row)); };
+  for (const auto& row : run_lookup_bench(o, *workload, bench::progress_wanted(cli.quiet), print_repetition)) {
     rows.push_back(to_json(o, *workload, row));
     print(rows.back());
   }
@@ -110,9 +117,12 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   auto demo_options = std::make_shared<weave::bench::demo_options>();
   auto* demo = app.add_subcommand("demo", "tour weave on DRAM-sized structures (a few minutes)");
   demo->add_option("--scale", demo_options->scale, "multiply every structure size by this")
-      ->check(CLI::PositiveNumber);
+      ->check(real_in(0.001, 1000));
   demo->add_option("--repeat", demo_options->repeat, "runs per configuration")->check(CLI::Range(1, 100));
-  commands.add(demo, [demo_options] { return run_demo(*demo_options); });
+  commands.add(demo, [demo_options] {
+    require_memory(demo_bytes(*demo_options), "weave demo at this --scale");
+    return run_demo(*demo_options);
+  });
 
   auto lookup = std::make_shared<lookup_cli>();
   auto* lookup_cmd = bench.add_subcommand("lookup", "naive, GP, AMAC, coroutine and adaptive lookups");
@@ -140,9 +150,10 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     const auto chains = parse_sizes(mlp->chains);
     for (std::size_t c : chains)
       if (c < 1 || c > 64) throw std::invalid_argument(fmt::format("chain count {} is outside 1..64", c));
-    if (mlp->repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+    bench::check_repeat(mlp->repeat);
     require_memory(bytes, "--bytes");
-    const mlp_probe probe(bytes, !mlp->quiet);
+    print(bench_context(1));
+    const mlp_probe probe(bytes, bench::progress_wanted(mlp->quiet));
     for (std::size_t c : chains) {
       std::vector<double> ns;
       for (std::size_t r = 0; r < mlp->repeat; ++r) ns.push_back(probe.ns_per_miss(c));
@@ -176,14 +187,15 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     validate(spec);
     validate_model_options(groups, model->repeat);
     const std::size_t probe_bytes = std::size_t{1} << 30;
-    require_memory(estimated_bytes(spec) + probe_bytes, "this benchmark");
+    require_memory(saturating_add(estimated_bytes(spec), probe_bytes), "this benchmark");
+    print(bench_context(1));
     double ns_per_miss = 0;
     {
-      const mlp_probe probe(probe_bytes, !model->quiet);
+      const mlp_probe probe(probe_bytes, bench::progress_wanted(model->quiet));
       ns_per_miss = best_ns_per_miss(probe);
     }
-    const auto workload = make_workload(spec, !model->quiet);
-    const auto report = measure_model(*workload, groups, model->repeat, ns_per_miss, !model->quiet);
+    const auto workload = make_workload(spec, bench::progress_wanted(model->quiet));
+    const auto report = measure_model(*workload, groups, model->repeat, ns_per_miss, bench::progress_wanted(model->quiet));
     const auto rows = to_json(*workload, spec.keys, report);
     for (const auto& j : rows) print(j);
     if (!model->plot.empty()) plot_group_sweep(rows, model->plot);

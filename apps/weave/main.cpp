@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
 #include <new>
 #include <stdexcept>
 
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   weave::cli::add_column_commands(*bench, *query, commands);
   weave::cli::add_txn_commands(*bench, commands);
   weave::cli::add_tasks_commands(*bench, commands);
+  weave::cli::require_plain_numbers(app);
 
   try {
     app.parse(argc, argv);
@@ -33,7 +35,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "weave: %s (try --help)\n", e.what());
+    const std::string unknown = weave::cli::unknown_command(app, argc, argv);
+    std::fprintf(stderr, "weave: %s (try --help)\n", unknown.empty() ? e.what() : unknown.c_str());
     return 2;
   }
 

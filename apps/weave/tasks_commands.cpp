@@ -1,10 +1,13 @@
 // The task runtime's command: `weave bench blink`.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "bench/blink/blink_bench.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
+#include "bench_context.hpp"
 #include "cli_support.hpp"
 
 namespace weave::cli {
@@ -41,7 +44,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--in-flight", b->in_flight, "operations in the air per worker")->capture_default_str();
   cmd->add_option("--group", b->group, "coro baseline: operations interleaved per thread")->capture_default_str();
   cmd->add_option("--seconds", b->seconds, "a and c: run time per configuration and repeat")->capture_default_str();
-  cmd->add_option("--repeat", b->repeat, "runs of each configuration, in turn; the median is reported")
+  cmd->add_option("--repeat", b->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
   cmd->add_option("--seed", b->seed, "random seed")->capture_default_str();
   cmd->add_flag("--quiet", b->quiet, "no progress on stderr");
@@ -62,9 +65,10 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     o.seconds = b->seconds;
     o.repeat = b->repeat;
     o.seed = b->seed;
-    o.verbose = !b->quiet;
+    o.verbose = bench::progress_wanted(b->quiet);
     bench::validate(o);
     require_memory(bench::estimated_bytes(o), "this benchmark");
+    print(bench_context(*std::max_element(o.workers.begin(), o.workers.end())));
     bench::run_blink_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
     return 0;
   });

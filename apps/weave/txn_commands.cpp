@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "bench/tpcc/tpcc_bench.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
 #include "bench/ycsb/ycsb_bench.hpp"
+#include "bench_context.hpp"
 #include "cli_support.hpp"
 
 namespace weave::cli {
@@ -46,7 +49,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   cmd->add_flag("--pipeline", y->pipeline, "refill a finished transaction's slot at once instead of strict batches");
   cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
-  cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn; the median is reported")
+  cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
   cmd->add_option("--modes", y->modes, "naive,prefetch,multi-key,coro-nested,coro")->capture_default_str();
   cmd->add_option("--isolation", y->isolation, "si | ssn")->capture_default_str();
@@ -74,9 +77,11 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.isolation = y->isolation;
     o.retries = y->retries;
     o.seed = y->seed;
-    o.verbose = !y->quiet;
+    o.verbose = bench::progress_wanted(y->quiet);
     bench::validate(o);
+    warn_if_more_threads_than_cpus(o.threads);
     require_memory(bench::estimated_bytes(o), "this benchmark");
+    print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
     bench::run_ycsb_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
     return 0;
   });
@@ -106,7 +111,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str();
   tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
   tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
-  tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn; the median is reported")
+  tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
   tpcc_cmd->add_option("--modes", c->modes, "naive,prefetch,multi-key,coro-nested,coro,hybrid")
       ->capture_default_str();
@@ -133,9 +138,11 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.retries = c->retries;
     o.check = c->check;
     o.seed = c->seed;
-    o.verbose = !c->quiet;
+    o.verbose = bench::progress_wanted(c->quiet);
     bench::validate(o);
+    warn_if_more_threads_than_cpus(o.threads);
     require_memory(bench::estimated_bytes(o), "this benchmark");
+    print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
     bench::run_tpcc_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
     return 0;
   });

@@ -12,12 +12,15 @@
 #include <stdexcept>
 
 #include "bench/workload/key_chooser.hpp"
-#include "bench/workload/median.hpp"
+#include "bench/workload/report.hpp"
 #include "bench/workload/parallel.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/index/olc_btree.hpp"
 #include "weave/tasks/blink_tree.hpp"
+#include "bench/workload/limits.hpp"
+#include "weave/memory/machine.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::bench {
 
@@ -57,17 +60,19 @@ void validate(const blink_options& o) {
   if (o.records < 1 || o.records > (std::size_t{1} << 34)) throw std::invalid_argument("--records must be 1..16Gi");
   if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
   if (o.workers.empty() || o.prefetch_distances.empty() || o.syncs.empty()) throw std::invalid_argument("nothing to run");
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t cpus = machine::allowed_cpus().size();
   for (std::size_t w : o.workers) {
-    if (w < 1 || w > cpus) throw std::invalid_argument(fmt::format("--workers {} is outside 1..{} (one per core)", w, cpus));
+    if (w < 1 || w > cpus) {
+      throw std::invalid_argument(fmt::format("--workers {} is outside 1..{} (one per CPU this process may use)", w, cpus));
+    }
   }
   for (std::size_t d : o.prefetch_distances) {
     if (d > 64) throw std::invalid_argument(fmt::format("--prefetch-distance {} is outside 0..64", d));
   }
   if (o.in_flight < 1 || o.in_flight > 4096) throw std::invalid_argument("--in-flight must be 1..4096");
   if (o.group < 1 || o.group > 256) throw std::invalid_argument("--group must be 1..256");
-  if (!(o.seconds > 0)) throw std::invalid_argument("--seconds must be positive");
-  if (o.repeat < 1 || o.repeat > 100) throw std::invalid_argument("--repeat must be 1..100");
+  check_seconds(o.seconds);
+  check_repeat(o.repeat);
   for (blink_baseline b : o.baselines) {
     if (b == blink_baseline::coro && o.workload == blink_workload::insert) {
       throw std::invalid_argument("the coro baseline interleaves lookups and updates; it has no insert workload");
@@ -78,8 +83,8 @@ void validate(const blink_options& o) {
 std::size_t estimated_bytes(const blink_options& o) {
   // Nodes about 70% full after scattered inserts: 1 KiB per 42 records in
   // the Blink-tree, 512 bytes per 21 in the baseline tree.
-  const std::size_t tree = o.records / 42 * tasks::blink_tree::node_bytes + (1 << 20);
-  return o.baselines.empty() ? tree : 2 * tree;
+  const std::size_t tree = saturating_add(saturating_mul(o.records / 42, tasks::blink_tree::node_bytes), 1 << 20);
+  return o.baselines.empty() ? tree : saturating_mul(2, tree);
 }
 
 namespace {
@@ -406,6 +411,25 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     }
   }
 
+  const auto describe = [&](const configuration& c) {
+    nlohmann::ordered_json j;
+    j["bench"] = "blink";
+    j["variant"] = c.variant;
+    j["records"] = o.records;
+    j["workload"] = blink_workload_name(o.workload);
+    j["theta"] = o.workload == blink_workload::insert ? 0.0 : o.theta;
+    j["workers"] = c.workers;
+    if (c.variant == "tasks") {
+      j["prefetch_distance"] = c.distance;
+      j["sync"] = tasks::to_string(c.sync);
+      j["in_flight"] = o.in_flight;
+    } else if (c.variant == "coro") {
+      j["group"] = o.group;
+    }
+    j["repeat"] = o.repeat;
+    return j;
+  };
+
   for (std::size_t round = 0; round < o.repeat; ++round) {
     for (configuration& c : configs) {
       const std::uint64_t seed = o.seed + round;
@@ -442,6 +466,14 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
       c.last = r;
       c.ops_per_s.push_back(static_cast<double>(r.ops) / r.seconds);
       progress(o, c, round, c.ops_per_s.back());
+      // This repetition's line, printed now: an interrupted sweep keeps it.
+      nlohmann::ordered_json j = describe(c);
+      j["run_type"] = "repetition";
+      j["repetition"] = round + 1;
+      j["ops_per_s"] = c.ops_per_s.back();
+      j["ops"] = r.ops;
+      if (c.variant == "tasks") j["reruns"] = r.reruns;
+      if (each) each(j);
     }
   }
   if (o.workload != blink_workload::insert) {
@@ -457,21 +489,9 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
                                            c.variant, c.workers, configs.front().variant, c.tree.count, c.tree.checksum,
                                            configs.front().tree.count, configs.front().tree.checksum));
     }
-    nlohmann::ordered_json j;
-    j["bench"] = "blink";
-    j["variant"] = c.variant;
-    j["records"] = o.records;
-    j["workload"] = blink_workload_name(o.workload);
-    j["theta"] = o.workload == blink_workload::insert ? 0.0 : o.theta;
-    j["workers"] = c.workers;
-    if (c.variant == "tasks") {
-      j["prefetch_distance"] = c.distance;
-      j["sync"] = tasks::to_string(c.sync);
-      j["in_flight"] = o.in_flight;
-    } else if (c.variant == "coro") {
-      j["group"] = o.group;
-    }
-    j["ops_per_s"] = median(c.ops_per_s);
+    nlohmann::ordered_json j = describe(c);
+    j["run_type"] = "aggregate";
+    add_aggregates(j, "ops_per_s", c.ops_per_s);
     j["ops"] = c.last.ops;
     if (c.variant == "tasks") j["reruns"] = c.last.reruns;
     if (c.variant == "tasks") j["height"] = c.height;

@@ -48,6 +48,9 @@ struct blink_options {
 
 void validate(const blink_options& o);
 std::size_t estimated_bytes(const blink_options& o);
+// Runs every configuration `repeat` times, taking turns; `each` gets a line
+// per repetition as it ends ("run_type":"repetition") and then one per
+// configuration ("run_type":"aggregate"), which are also returned.
 std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
                                                     const std::function<void(const nlohmann::ordered_json&)>& each = {});
 

@@ -9,7 +9,9 @@
 
 namespace weave::bench {
 
-void run_tasks_demo(const demo_options& options) {
+namespace {
+
+blink_options demo_blink(const demo_options& options) {
   blink_options o;
   o.records = std::max<std::size_t>(10'000, static_cast<std::size_t>(10'000'000 * options.scale));
   o.workload = blink_workload::c;
@@ -18,12 +20,22 @@ void run_tasks_demo(const demo_options& options) {
   o.seconds = 1;
   o.repeat = 1;
   o.verbose = false;
+  return o;
+}
+
+}  // namespace
+
+std::size_t tasks_demo_bytes(const demo_options& options) { return estimated_bytes(demo_blink(options)); }
+
+void run_tasks_demo(const demo_options& options) {
+  const blink_options o = demo_blink(options);
   fmt::print("\ntasks: a Blink-tree whose lookups are chains of one-node tasks, YCSB C (Zipf {}), {} records, one "
              "worker:\n",
              o.theta, o.records);
   double off = 0;
   const char* separator = "";
   run_blink_bench(o, [&](const nlohmann::ordered_json& j) {
+    if (j["run_type"] != "aggregate") return;
     const double mops = double(j["ops_per_s"]) / 1e6;
     std::string what;
     if (j["variant"] == "tasks") {

@@ -6,13 +6,16 @@
 #include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 
 #include "bench/lookup/lookup_bench.hpp"
-#include "bench/workload/median.hpp"
+#include "bench/workload/limits.hpp"
+#include "bench/workload/report.hpp"
 #include "weave/column/query.hpp"
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
+#include "bench/workload/limits.hpp"
 
 namespace weave::bench {
 
@@ -42,9 +45,13 @@ std::vector<column_type> parse_column_types(const std::string& name) {
   if (name == "mixed") return {column_type::integer(), column_type::decimal(18, 2), column_type::varchar(24)};
   try {
     return {column_type::parse(name)};
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(
-        fmt::format("unknown type '{}' (int, bigint, decimal, varchar, mixed or an SQL type)", name));
+  } catch (const std::invalid_argument& e) {
+    // An SQL type with bad arguments says what is wrong with them.
+    if (!std::string_view(e.what()).starts_with("unknown type")) {
+      throw std::invalid_argument(fmt::format("type '{}': {}", name, e.what()));
+    }
+    throw std::invalid_argument(fmt::format(
+        "unknown type '{}' (int, bigint, decimal, varchar, mixed, or INTEGER, BIGINT, DECIMAL(p,s), VARCHAR(n))", name));
   }
 }
 
@@ -52,7 +59,7 @@ namespace {
 
 void validate_common(const column_bench_options& o) {
   if (o.variants.empty()) throw std::invalid_argument("no variants to run");
-  if (o.repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  check_repeat(o.repeat);
   if (!o.group_auto) check_group_sizes(o.groups);
 }
 
@@ -98,6 +105,14 @@ std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, 
       configs.push_back(config{v, 1, {}, 0});
     }
   }
+  const auto describe = [&](const config& cfg) {
+    nlohmann::ordered_json j = base;
+    j["variant"] = column_variant_name(cfg.v);
+    const bool chose = cfg.v == column_variant::adaptive && cfg.adaptive.decision().interleave;
+    j["group"] = chose ? cfg.adaptive.decision().group : cfg.group;
+    j["repeat"] = o.repeat;
+    return j;
+  };
   for (std::size_t r = 0; r < o.repeat; ++r) {
     for (std::size_t c = 0; c < configs.size(); ++c) {
       config& cfg = configs[c];
@@ -128,6 +143,14 @@ std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, 
       }
       cfg.answer = answer;
       cfg.seconds.push_back(std::chrono::duration<double>(stop - start).count());
+      if (o.each_repetition) {
+        nlohmann::ordered_json j = describe(cfg);
+        j["run_type"] = "repetition";
+        j["repetition"] = r + 1;
+        j[time_key] = cfg.seconds.back() * time_scale;
+        j[answer_key] = cfg.answer;
+        o.each_repetition(j);
+      }
     }
   }
   if (o.verbose) std::fprintf(stderr, "\r%60s\r", "");
@@ -139,12 +162,11 @@ std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, 
                                            column_variant_name(configs.front().v), configs.front().answer,
                                            column_variant_name(cfg.v), cfg.answer));
     }
-    nlohmann::ordered_json j = base;
-    j["variant"] = column_variant_name(cfg.v);
-    const bool chose = cfg.v == column_variant::adaptive && cfg.adaptive.decision().interleave;
-    j["group"] = chose ? cfg.adaptive.decision().group : cfg.group;
-    j["repeat"] = o.repeat;
-    j[time_key] = median(cfg.seconds) * time_scale;
+    nlohmann::ordered_json j = describe(cfg);
+    j["run_type"] = "aggregate";
+    std::vector<double> times;
+    for (double seconds : cfg.seconds) times.push_back(seconds * time_scale);
+    add_aggregates(j, time_key, times);
     j[answer_key] = cfg.answer;
     rows.push_back(std::move(j));
   }
@@ -157,13 +179,13 @@ void validate(const in_predicate_options& o) {
   validate_common(o);
   column::validate(o.recipe);
   if (o.recipe.columns != 1) throw std::invalid_argument("the IN-predicate table has one column");
-  if (o.values == 0) throw std::invalid_argument("--values must be at least 1");
+  if (o.values == 0 || o.values > max_list) throw std::invalid_argument("--values must be 1..100M");
 }
 
 void validate(const reconstruct_options& o) {
   validate_common(o);
   column::validate(o.recipe);
-  if (o.queries == 0) throw std::invalid_argument("--queries must be at least 1");
+  if (o.queries == 0 || o.queries > max_list) throw std::invalid_argument("--queries must be 1..100M");
 }
 
 column::table make_bench_table(const column::table_recipe& recipe, bool verbose) {

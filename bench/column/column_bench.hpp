@@ -36,6 +36,9 @@ struct column_bench_options {
   bool group_auto = false;  // interleaved takes the group auto chose
   std::size_t repeat = 3;
   bool verbose = true;
+  // Gets each configuration's line as each repetition ends; the functions
+  // below return the aggregate lines.
+  std::function<void(const nlohmann::ordered_json&)> each_repetition;
 };
 
 struct in_predicate_options : column_bench_options {

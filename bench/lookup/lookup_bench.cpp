@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "bench/workload/median.hpp"
+#include "bench/workload/report.hpp"
 #include "bench/workload/parallel.hpp"
+#include "bench/workload/limits.hpp"
 
 namespace weave::bench {
 
@@ -37,7 +39,7 @@ void check_group_sizes(const std::vector<std::size_t>& groups) {
 
 void validate(const lookup_options& options) {
   validate(options.spec);
-  if (options.repeat == 0) throw std::invalid_argument("--repeat must be at least 1");
+  check_repeat(options.repeat);
   for (std::size_t t : options.threads)
     if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("thread count {} is outside 1..1024", t));
   if (!options.group_auto) check_group_sizes(options.groups);
@@ -52,7 +54,7 @@ std::size_t model_group(const lookup_workload& workload) {
 }
 
 std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lookup_workload& workload,
-                                         bool verbose) {
+                                         bool verbose, const std::function<void(const lookup_row&)>& each_repetition) {
   validate(options);
   std::vector<std::size_t> groups = options.groups;
   if (options.group_auto) groups = {model_group(workload)};
@@ -96,6 +98,13 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
       cfg.interleaved = results[0].interleaved;
       cfg.chosen_group = results[0].group;
       cfg.ns.push_back(ns / static_cast<double>(lookups));
+      if (each_repetition) {
+        const bool is_auto = cfg.v == variant::adaptive;
+        lookup_row row{cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, cfg.ns.back(), cfg.checksum,
+                       static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
+                       is_auto ? cfg.interleaved : is_coro(cfg.v), r + 1, {}};
+        each_repetition(row);
+      }
     }
   }
   if (verbose) std::fprintf(stderr, "\r%60s\r", "");
@@ -110,7 +119,7 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
     const bool is_auto = cfg.v == variant::adaptive;
     rows.push_back({cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, median(cfg.ns), cfg.checksum,
                     static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
-                    is_auto ? cfg.interleaved : is_coro(cfg.v)});
+                    is_auto ? cfg.interleaved : is_coro(cfg.v), 0, cfg.ns});
   }
   return rows;
 }
@@ -130,7 +139,14 @@ nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workl
   if (options.spec.distribution == key_chooser::distribution::zipf) j["theta"] = options.spec.theta;
   j["seed"] = options.spec.seed;
   j["repeat"] = options.repeat;
-  j["ns_per_lookup"] = row.ns_per_lookup;
+  if (row.repetition > 0) {
+    j["run_type"] = "repetition";
+    j["repetition"] = row.repetition;
+    j["ns_per_lookup"] = row.ns_per_lookup;
+  } else {
+    j["run_type"] = "aggregate";
+    add_aggregates(j, "ns_per_lookup", row.ns_samples);
+  }
   j["checksum"] = row.checksum;
   if (row.v == variant::adaptive) j["interleaved"] = row.interleaved;
   if (is_coro(row.v)) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include "bench/lookup/workload.hpp"
@@ -26,10 +27,12 @@ struct lookup_row {
   variant v;
   std::size_t group;
   std::size_t threads;
-  double ns_per_lookup;  // median over repeats of wall time / lookups
+  double ns_per_lookup;  // wall time / lookups: one repetition's, or the median over repetitions
   std::uint64_t checksum;
   double suspensions_per_lookup;
   bool interleaved;      // for auto: what it chose
+  std::size_t repetition = 0;      // 1.. for one repetition's row; 0 for the aggregate
+  std::vector<double> ns_samples;  // the aggregate's: every repetition's ns_per_lookup
 };
 
 // Throw std::invalid_argument, with a one-line reason, for options that cannot run.
@@ -40,10 +43,13 @@ void validate(const lookup_options& options);
 std::size_t model_group(const lookup_workload& workload);
 
 // Runs every (variant, group, threads) configuration `repeat` times, interleaving
-// the configurations inside each repeat so that noise hits them alike. Throws
-// std::runtime_error if two variants disagree on the checksum.
+// the configurations inside each repeat so that noise hits them alike;
+// `each_repetition` gets each configuration's row as each repetition ends.
+// Returns one aggregate row per configuration. Throws std::runtime_error if
+// two variants disagree on the checksum.
 std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lookup_workload& workload,
-                                         bool verbose);
+                                         bool verbose,
+                                         const std::function<void(const lookup_row&)>& each_repetition = {});
 
 nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workload& workload,
                                const lookup_row& row);

@@ -1,4 +1,5 @@
 #include "bench/lookup/workload.hpp"
+#include "weave/memory/saturating.hpp"
 
 #include <fmt/format.h>
 
@@ -54,7 +55,7 @@ variant parse_variant(std::string_view name) {
 std::size_t estimated_bytes(const workload_spec& spec) {
   return with_traits(spec.structure, [&](auto traits) {
     using T = decltype(traits);
-    return spec.keys * T::bytes_per_key + spec.lookups * sizeof(typename T::key);
+    return saturating_add(saturating_mul(spec.keys, T::bytes_per_key), saturating_mul(spec.lookups, sizeof(typename T::key)));
   });
 }
 

@@ -16,6 +16,7 @@
 #include "bench/tpcc/random.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::tpcc {
 
@@ -66,7 +67,8 @@ std::size_t estimated_bytes(std::uint32_t warehouses, std::size_t new_orders) {
           (sizeof(order_row) + 16 + 2 * overhead + 10 * (sizeof(order_line_row) + overhead));
   const std::size_t per_new_order = sizeof(order_row) + sizeof(new_order_row) + 16 + sizeof(history_row) +
                                     3 * overhead + 10 * (sizeof(order_line_row) + overhead);
-  return warehouses * per_warehouse + items * (sizeof(item_row) + overhead) + new_orders * per_new_order;
+  return saturating_add(saturating_add(saturating_mul(warehouses, per_warehouse), items * (sizeof(item_row) + overhead)),
+                        saturating_mul(new_orders, per_new_order));
 }
 
 namespace {

@@ -51,7 +51,7 @@ void tally::add(const tally& o) {
     serialization_failures[k] += o.serialization_failures[k];
   }
   retries += o.retries;
-  latency_us.insert(latency_us.end(), o.latency_us.begin(), o.latency_us.end());
+  for (std::size_t k = 0; k < kinds; ++k) latency_us[k].insert(latency_us[k].end(), o.latency_us[k].begin(), o.latency_us[k].end());
 }
 
 namespace {
@@ -83,7 +83,7 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t retries, std:
           case outcome::write_conflict: ++out.write_conflicts[k]; break;
           case outcome::serialization_failure: ++out.serialization_failures[k]; break;
         }
-        out.latency_us.push_back(
+        out.latency_us[k].push_back(
             static_cast<float>(std::chrono::duration<double, std::micro>(clock_type::now() - started[i]).count()));
       });
 }

@@ -28,7 +28,7 @@ bool interleaves(mode m);
 struct tally {
   std::array<std::size_t, kinds> commits{}, rollbacks{}, write_conflicts{}, serialization_failures{};
   std::size_t retries = 0;  // runs again after an abort
-  std::vector<float> latency_us;
+  std::array<std::vector<float>, kinds> latency_us;  // of each finished transaction, by kind
   std::size_t done() const;  // committed or rolled back
   void add(const tally& o);
 };

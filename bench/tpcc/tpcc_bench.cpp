@@ -9,8 +9,10 @@
 
 #include "bench/tpcc/check.hpp"
 #include "bench/tpcc/load.hpp"
+#include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
+#include "bench/workload/report.hpp"
 
 namespace weave::bench {
 
@@ -51,8 +53,8 @@ void validate(const tpcc_options& o) {
     if (t < 1 || t > 64) throw std::invalid_argument(fmt::format("thread count {} is outside 1..64", t));
   for (std::size_t b : o.batches)
     if (b < 1 || b > 64) throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
-  if (!(o.seconds > 0) || o.seconds > 3600) throw std::invalid_argument("--seconds must be in (0, 3600]");
-  if (o.repeat < 1 || o.repeat > 100) throw std::invalid_argument("--repeat must be 1..100");
+  check_seconds(o.seconds);
+  check_repeat(o.repeat);
   if (o.isolation != "si" && o.isolation != "ssn") {
     throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
   }
@@ -70,10 +72,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   tpcc::load(db, tables, o.warehouses, o.seed, most_threads, [&](std::uint32_t loaded) {
     if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: %u", o.warehouses, loaded);
   });
-  if (o.verbose) {
-    std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses,
-                 std::chrono::duration<double>(clock_type::now() - load_start).count());
-  }
+  const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
+  if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses, load_seconds);
   std::vector<participant*> members;
   for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
   tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
@@ -84,6 +84,51 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     tpcc::mode mode;
     std::vector<double> txn_per_s;
     tpcc::tally total;
+  };
+  const auto describe = [&](const config& cfg) {
+    nlohmann::ordered_json j;
+    j["bench"] = "tpcc";
+    j["warehouses"] = o.warehouses;
+    j["mix"] = o.mix.name;
+    if (o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] > 0) j["suppliers"] = o.suppliers;
+    j["threads"] = cfg.threads;
+    j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
+    j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
+    j["isolation"] = o.isolation;
+    j["mode"] = tpcc::mode_name(cfg.mode);
+    j["seconds"] = o.seconds;
+    j["repeat"] = o.repeat;
+    j["load_seconds"] = load_seconds;
+    j["load_warehouses_per_s"] = o.warehouses / load_seconds;
+    return j;
+  };
+  // Counts and latency, in all and by kind (TPC-C's limits are on each
+  // kind's 90th percentile).
+  const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t) {
+    std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
+    std::vector<float> all;
+    for (std::size_t k = 0; k < tpcc::kinds; ++k) {
+      if (percent[k] == 0) continue;
+      commits += t.commits[k] + t.rollbacks[k];
+      conflicts += t.write_conflicts[k];
+      failures_ssn += t.serialization_failures[k];
+      all.insert(all.end(), t.latency_us[k].begin(), t.latency_us[k].end());
+      j[tpcc::kind_name(tpcc::kind(k))] = {{"commits", t.commits[k]},
+                                           {"rollbacks", t.rollbacks[k]},
+                                           {"aborts", t.write_conflicts[k] + t.serialization_failures[k]},
+                                           {"write_conflicts", t.write_conflicts[k]},
+                                           {"serialization_failures", t.serialization_failures[k]},
+                                           {"latency_us", latency_summary(t.latency_us[k])}};
+    }
+    j["commits"] = commits;
+    j["aborts"] = conflicts + failures_ssn;
+    j["write_conflicts"] = conflicts;
+    j["serialization_failures"] = failures_ssn;
+    j["retry"] = o.retries;
+    j["retries"] = t.retries;
+    j["latency_us"] = latency_summary(all);
+    j["p50_us"] = j["latency_us"]["p50"];
+    j["p99_us"] = j["latency_us"]["p99"];
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -111,11 +156,20 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, 16 * cfg.batch, percent, tallies[t]);
       });
       double txn_per_s = 0;
+      tpcc::tally run;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         txn_per_s += static_cast<double>(tallies[t].done()) / elapsed[t];
-        cfg.total.add(tallies[t]);
+        run.add(tallies[t]);
       }
       cfg.txn_per_s.push_back(txn_per_s);
+      cfg.total.add(run);
+      // This repetition's line, printed now: an interrupted sweep keeps it.
+      nlohmann::ordered_json j = describe(cfg);
+      j["run_type"] = "repetition";
+      j["repetition"] = r + 1;
+      j["txn_per_s"] = txn_per_s;
+      add_counts(j, run);
+      if (each) each(j);
     }
   }
   if (o.verbose) std::fprintf(stderr, "\r%70s\r", "");
@@ -125,40 +179,10 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
 
   std::vector<nlohmann::ordered_json> rows;
   for (config& cfg : configs) {
-    nlohmann::ordered_json j;
-    j["bench"] = "tpcc";
-    j["warehouses"] = o.warehouses;
-    j["mix"] = o.mix.name;
-    if (o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] > 0) j["suppliers"] = o.suppliers;
-    j["threads"] = cfg.threads;
-    j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
-    j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
-    j["isolation"] = o.isolation;
-    j["mode"] = tpcc::mode_name(cfg.mode);
-    j["seconds"] = o.seconds;
-    j["repeat"] = o.repeat;
-    j["txn_per_s"] = median(cfg.txn_per_s);
-    std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
-    for (std::size_t k = 0; k < tpcc::kinds; ++k) {
-      if (percent[k] == 0) continue;
-      const tpcc::tally& t = cfg.total;
-      commits += t.commits[k] + t.rollbacks[k];
-      conflicts += t.write_conflicts[k];
-      failures_ssn += t.serialization_failures[k];
-      j[tpcc::kind_name(tpcc::kind(k))] = {{"commits", t.commits[k]},
-                                           {"rollbacks", t.rollbacks[k]},
-                                           {"aborts", t.write_conflicts[k] + t.serialization_failures[k]},
-                                           {"write_conflicts", t.write_conflicts[k]},
-                                           {"serialization_failures", t.serialization_failures[k]}};
-    }
-    j["commits"] = commits;
-    j["aborts"] = conflicts + failures_ssn;
-    j["write_conflicts"] = conflicts;
-    j["serialization_failures"] = failures_ssn;
-    j["retry"] = o.retries;
-    j["retries"] = cfg.total.retries;
-    j["p50_us"] = percentile(cfg.total.latency_us, 0.50);
-    j["p99_us"] = percentile(cfg.total.latency_us, 0.99);
+    nlohmann::ordered_json j = describe(cfg);
+    j["run_type"] = "aggregate";
+    add_aggregates(j, "txn_per_s", cfg.txn_per_s);
+    add_counts(j, cfg.total);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

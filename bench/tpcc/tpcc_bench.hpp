@@ -35,8 +35,11 @@ struct tpcc_options {
 
 void validate(const tpcc_options& o);
 std::size_t estimated_bytes(const tpcc_options& o);
-// Loads, runs every configuration, checks if asked; returns one JSON object
-// per configuration. Throws std::runtime_error if a check fails.
+// Loads, runs every configuration `repeat` times (taking turns), checks if
+// asked. `each` gets a line as each repetition ends ("run_type":"repetition")
+// and then one per configuration ("run_type":"aggregate", with the check's
+// verdict), which are also returned. Latency is reported in all and by kind.
+// Throws std::runtime_error if a check fails.
 std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each = {});
 

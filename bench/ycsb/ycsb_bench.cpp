@@ -10,14 +10,17 @@
 #include <span>
 
 #include "bench/workload/key_chooser.hpp"
+#include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
 #include "bench/workload/nested_ops.hpp"
 #include "bench/workload/parallel.hpp"
 #include "bench/workload/prefetch_policy.hpp"
+#include "bench/workload/report.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
+#include "weave/memory/saturating.hpp"
 #include "weave/txn/engine.hpp"
 
 namespace weave::bench {
@@ -92,8 +95,8 @@ void validate(const ycsb_options& o) {
     if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
   for (std::size_t b : o.batches)
     if (b < 1 || b > detail::max_group) throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
-  if (!(o.seconds > 0)) throw std::invalid_argument("--seconds must be positive");
-  if (o.repeat < 1 || o.repeat > 100) throw std::invalid_argument("--repeat must be 1..100");
+  check_seconds(o.seconds);
+  check_repeat(o.repeat);
   if (o.isolation != "si" && o.isolation != "ssn") throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
 }
 
@@ -101,7 +104,7 @@ std::size_t estimated_bytes(const ycsb_options& o) {
   // A version (header and value), its indirection slot, its index entry in 2/3-full leaves.
   const std::size_t entry = o.key_bytes == 8 ? 16 : byte_key::words * 8 + 8;
   const std::size_t per_record = sizeof(txn::version) + o.value_bytes + 8 + entry * 3 / 2 + 8;
-  return o.records * per_record;
+  return saturating_mul(o.records, per_record);
 }
 
 namespace {
@@ -303,7 +306,9 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
   txn::table& table =
       db.create_table("usertable", o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes, o.records);
+  const auto load_start = clock_type::now();
   load(o, db, table);
+  const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
   const context c{o, db, table};
 
   // Workers keep their participant across runs.
@@ -316,6 +321,37 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     std::vector<double> txn_per_s;
     std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
     std::vector<float> latency;
+  };
+  // The fields that say what a configuration ran, then its counts and latency.
+  const auto describe = [&](const config& cfg) {
+    const bool batched = cfg.mode == ycsb_mode::coro || cfg.mode == ycsb_mode::coro_nested;
+    nlohmann::ordered_json j;
+    j["bench"] = "ycsb";
+    j["records"] = o.records;
+    j["key_bytes"] = o.key_bytes;
+    j["value_bytes"] = o.value_bytes;
+    j["workload"] = ycsb_workload_name(o.workload);
+    j["ops_per_txn"] = o.ops_per_txn;
+    if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
+    j["theta"] = o.theta;
+    j["threads"] = cfg.threads;
+    j["batch"] = batched ? cfg.batch : 1;
+    j["scheduler"] = !batched || table.resident() ? "sequential" : o.pipeline ? "pipeline" : "batch";
+    j["isolation"] = o.isolation;
+    j["mode"] = ycsb_mode_name(cfg.mode);
+    j["seconds"] = o.seconds;
+    j["repeat"] = o.repeat;
+    j["load_seconds"] = load_seconds;
+    j["load_records_per_s"] = static_cast<double>(o.records) / load_seconds;
+    return j;
+  };
+  const auto add_counts = [&](nlohmann::ordered_json& j, const config& cfg) {
+    j["commits"] = cfg.commits;
+    j["aborts"] = cfg.write_conflicts + cfg.serialization_failures;
+    j["write_conflicts"] = cfg.write_conflicts;
+    j["serialization_failures"] = cfg.serialization_failures;
+    j["retry"] = o.retries;
+    j["retries"] = cfg.retries;
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -351,47 +387,43 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
           run_mode<true>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
         }
       });
+      // This repetition's line, printed now: an interrupted sweep keeps it.
+      config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}};
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
-        cfg.commits += workers[t].commits;
-        cfg.write_conflicts += workers[t].write_conflicts;
-        cfg.serialization_failures += workers[t].serialization_failures;
-        cfg.retries += workers[t].retries;
+        run.commits += workers[t].commits;
+        run.write_conflicts += workers[t].write_conflicts;
+        run.serialization_failures += workers[t].serialization_failures;
+        run.retries += workers[t].retries;
         txn_per_s += static_cast<double>(workers[t].commits) / elapsed[t];
-        cfg.latency.insert(cfg.latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
+        run.latency.insert(run.latency.end(), workers[t].latency_us.begin(), workers[t].latency_us.end());
       }
       cfg.txn_per_s.push_back(txn_per_s);
+      cfg.commits += run.commits;
+      cfg.write_conflicts += run.write_conflicts;
+      cfg.serialization_failures += run.serialization_failures;
+      cfg.retries += run.retries;
+      cfg.latency.insert(cfg.latency.end(), run.latency.begin(), run.latency.end());
+      nlohmann::ordered_json j = describe(run);
+      j["run_type"] = "repetition";
+      j["repetition"] = r + 1;
+      j["txn_per_s"] = txn_per_s;
+      add_counts(j, run);
+      j["latency_us"] = latency_summary(run.latency);
+      if (each) each(j);
     }
   }
 
+  // One aggregate line per configuration, over all its repetitions.
   std::vector<nlohmann::ordered_json> rows;
   for (config& cfg : configs) {
-    const bool batched = cfg.mode == ycsb_mode::coro || cfg.mode == ycsb_mode::coro_nested;
-    nlohmann::ordered_json j;
-    j["bench"] = "ycsb";
-    j["records"] = o.records;
-    j["key_bytes"] = o.key_bytes;
-    j["value_bytes"] = o.value_bytes;
-    j["workload"] = ycsb_workload_name(o.workload);
-    j["ops_per_txn"] = o.ops_per_txn;
-    if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
-    j["theta"] = o.theta;
-    j["threads"] = cfg.threads;
-    j["batch"] = batched ? cfg.batch : 1;
-    j["scheduler"] = !batched || table.resident() ? "sequential" : o.pipeline ? "pipeline" : "batch";
-    j["isolation"] = o.isolation;
-    j["mode"] = ycsb_mode_name(cfg.mode);
-    j["seconds"] = o.seconds;
-    j["repeat"] = o.repeat;
-    j["txn_per_s"] = median(cfg.txn_per_s);
-    j["commits"] = cfg.commits;
-    j["aborts"] = cfg.write_conflicts + cfg.serialization_failures;
-    j["write_conflicts"] = cfg.write_conflicts;
-    j["serialization_failures"] = cfg.serialization_failures;
-    j["retry"] = o.retries;
-    j["retries"] = cfg.retries;
-    j["p50_us"] = percentile(cfg.latency, 0.5);
-    j["p99_us"] = percentile(cfg.latency, 0.99);
+    nlohmann::ordered_json j = describe(cfg);
+    j["run_type"] = "aggregate";
+    add_aggregates(j, "txn_per_s", cfg.txn_per_s);
+    add_counts(j, cfg);
+    j["latency_us"] = latency_summary(cfg.latency);
+    j["p50_us"] = j["latency_us"]["p50"];
+    j["p99_us"] = j["latency_us"]["p99"];
     if (each) each(j);
     rows.push_back(std::move(j));
   }

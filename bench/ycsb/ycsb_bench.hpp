@@ -54,7 +54,11 @@ struct ycsb_options {
 
 void validate(const ycsb_options& o);
 std::size_t estimated_bytes(const ycsb_options& o);
-// Loads the table, runs every (threads, batch, mode), returns one JSON object each.
+// Loads the table and runs every (threads, batch, mode) `repeat` times, the
+// configurations taking turns. `each` gets a line as each repetition ends
+// ("run_type":"repetition") and then one per configuration
+// ("run_type":"aggregate": the median and the other aggregates), which are
+// also returned.
 std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each = {});
 

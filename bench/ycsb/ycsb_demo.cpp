@@ -6,19 +6,46 @@
 
 #include "bench/demo.hpp"
 #include "bench/tpcc/tpcc_bench.hpp"
+#include "bench/workload/progress.hpp"
 #include "bench/ycsb/ycsb_bench.hpp"
 
 namespace weave::bench {
 
-void run_txn_demo(const demo_options& options) {
+namespace {
+
+ycsb_options demo_ycsb(const demo_options& options) {
   ycsb_options o;
   o.records = std::max<std::size_t>(10'000, static_cast<std::size_t>(20'000'000 * options.scale));
   o.seconds = 1;
+  o.verbose = progress_wanted();
+  return o;
+}
+
+tpcc_options demo_tpcc(const demo_options& options) {
+  tpcc_options t;
+  t.warehouses = std::clamp<std::uint32_t>(static_cast<std::uint32_t>(4 * options.scale), 1, tpcc::max_warehouses);
+  t.seconds = 1;
+  t.repeat = 1;
+  t.modes = {tpcc::mode::prefetch, tpcc::mode::coro, tpcc::mode::hybrid};
+  t.check = true;
+  t.verbose = progress_wanted();
+  return t;
+}
+
+}  // namespace
+
+std::size_t txn_demo_bytes(const demo_options& options) {
+  return std::max(estimated_bytes(demo_ycsb(options)), estimated_bytes(demo_tpcc(options)));
+}
+
+void run_txn_demo(const demo_options& options) {
+  const ycsb_options o = demo_ycsb(options);
   fmt::print("\ntransactions: YCSB, 10 reads per transaction, {} records, one worker, batches of {}\n", o.records,
              o.batches.front());
   fmt::print("{:<12} {:>12} {:>9} {:>9} {:>9}\n", "mode", "txn/s", "vs naive", "p50 us", "p99 us");
   double naive = 0;
   run_ycsb_bench(o, [&](const nlohmann::ordered_json& j) {
+    if (j["run_type"] != "aggregate") return;
     const double tps = j["txn_per_s"];
     if (j["mode"] == "naive") naive = tps;
     fmt::print("{:<12} {:>12.0f} {:>8.2f}x {:>9.1f} {:>9.1f}\n", std::string(j["mode"]), tps, naive > 0 ? tps / naive : 0.0,
@@ -28,16 +55,12 @@ void run_txn_demo(const demo_options& options) {
   fmt::print("\nprefetch: each index node's lines prefetched, no switching; multi-key: a transaction's reads\n"
              "interleaved inside multi_get; coro: whole transactions interleaved (latency grows with the batch).\n");
 
-  tpcc_options t;
-  t.warehouses = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(4 * options.scale));
-  t.seconds = 1;
-  t.repeat = 1;
-  t.modes = {tpcc::mode::prefetch, tpcc::mode::coro, tpcc::mode::hybrid};
-  t.check = true;
+  const tpcc_options t = demo_tpcc(options);
   fmt::print("\nTPC-C, {} warehouse{}, standard mix, one worker:", t.warehouses, t.warehouses == 1 ? "" : "s");
   double prefetch = 0;
   const char* separator = " ";
   run_tpcc_bench(t, [&](const nlohmann::ordered_json& j) {
+    if (j["run_type"] != "aggregate") return;
     const double tps = j["txn_per_s"];
     if (j["mode"] == "prefetch") prefetch = tps;
     fmt::print("{}{} {:.0f} txn/s{}", separator, std::string(j["mode"]), tps,

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "weave/memory/saturating.hpp"
+
 namespace weave::column {
 
 namespace {
@@ -149,110 +151,12 @@ basic_column<T> generate_column(const column_type& type, const table_recipe& rec
   return column;
 }
 
-// --- CSV ---------------------------------------------------------------
-
-// Splits one CSV line; throws with the line number on a bad quote.
-std::vector<std::string> split_csv(const std::string& line, std::size_t line_number) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"' && fields.back().empty()) {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  if (quoted) throw std::invalid_argument(fmt::format("line {}: unterminated quote", line_number));
-  return fields;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// The narrowest type that holds every field of a column.
-column_type infer_type(const std::vector<std::string>& fields) {
-  bool int32_ok = true, int64_ok = true, decimal_ok = true;
-  unsigned whole_digits = 1, scale = 0;
-  std::size_t longest = 1;
-  for (const std::string& f : fields) {
-    longest = std::max(longest, f.size());
-    if (int32_ok) {
-      try {
-        parse_value(column_type::integer(), f);
-      } catch (const std::invalid_argument&) {
-        int32_ok = false;
-      }
-    }
-    if (int64_ok && !int32_ok) {
-      try {
-        parse_value(column_type::bigint(), f);
-      } catch (const std::invalid_argument&) {
-        int64_ok = false;
-      }
-    }
-    if (decimal_ok) {
-      std::string_view s(f);
-      if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-      const std::size_t point = s.find('.');
-      std::string_view whole = s.substr(0, point);
-      const std::string_view frac = point == std::string_view::npos ? std::string_view{} : s.substr(point + 1);
-      whole.remove_prefix(std::min(whole.find_first_not_of('0'), whole.size()));
-      if ((!whole.empty() && !all_digits(whole)) || (!frac.empty() && !all_digits(frac)) ||
-          (s.empty() || s == ".")) {
-        decimal_ok = false;
-      } else {
-        whole_digits = std::max<unsigned>(whole_digits, static_cast<unsigned>(whole.size()));
-        scale = std::max<unsigned>(scale, static_cast<unsigned>(frac.size()));
-      }
-    }
-  }
-  if (int32_ok) return column_type::integer();
-  if (int64_ok) return column_type::bigint();
-  if (decimal_ok && whole_digits + scale <= 18) return column_type::decimal(whole_digits + scale, scale);
-  if (longest > 255) throw std::invalid_argument("a value is longer than 255 bytes, the longest VARCHAR");
-  return column_type::varchar(static_cast<unsigned>(longest));
-}
-
-template <class T>
-basic_column<T> main_column(std::vector<T> values, unsigned max_length) {
-  std::vector<T> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  bit_packed_vector codes(bit_packed_vector::bits_for(sorted.size()), values.size());
-  for (const T& v : values) {
-    codes.push_back(static_cast<code_t>(std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin()));
-  }
-  basic_column<T> column(max_length);
-  if constexpr (std::is_same_v<T, std::string>) {
-    column.set_main(front_coded_dictionary(sorted), std::move(codes));
-  } else {
-    huge_buffer<T> dict(sorted.size());
-    std::copy(sorted.begin(), sorted.end(), dict.data());
-    column.set_main(sorted_dictionary<T>(std::move(dict)), std::move(codes));
-  }
-  return column;
-}
-
 }  // namespace
 
 // --- table -------------------------------------------------------------
 
 const table_column& table::column(std::string_view name) const {
-  for (const auto& c : columns_)
-    if (c.name == name) return c;
+  if (const auto it = index_.find(std::string(name)); it != index_.end()) return columns_[it->second];
   throw std::invalid_argument(fmt::format("no column '{}'", name));
 }
 
@@ -270,8 +174,9 @@ std::size_t table::bytes() const noexcept {
 
 table_column& table::add_column(std::string name, column_type type) {
   if (rows_ > 0) throw std::logic_error("columns are added before the first row");
-  for (const auto& c : columns_)
-    if (c.name == name) throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
+  if (columns_.size() >= max_columns) throw std::invalid_argument("a table has at most 100000 columns");
+  if (!index_.emplace(name, columns_.size()).second)
+    throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
   const unsigned length = type.kind == type_kind::varchar ? type.length : 255;
   any_column data = [&]() -> any_column {
     switch (type.kind) {
@@ -347,7 +252,7 @@ value to_value(const column_type&, const std::string& v) { return v; }
 
 void validate(const table_recipe& recipe) {
   if (recipe.rows == 0) throw std::invalid_argument("a table needs at least one row");
-  if (recipe.columns == 0) throw std::invalid_argument("a table needs at least one column");
+  if (recipe.columns == 0 || recipe.columns > max_columns) throw std::invalid_argument("a table has 1..100000 columns");
   if (recipe.types.empty()) throw std::invalid_argument("a table needs at least one column type");
   if (recipe.distinct == 0) throw std::invalid_argument("a column needs at least one distinct value");
   if (recipe.distinct > (std::size_t{1} << 32)) throw std::invalid_argument("at most 2^32 distinct values per column");
@@ -361,10 +266,10 @@ std::size_t estimated_bytes(const table_recipe& recipe) {
     const std::size_t value_bytes = t.kind == type_kind::integer ? 4
                                     : t.kind == type_kind::varchar ? std::size_t{t.length} + 1
                                                                    : 8;
-    std::size_t dict = d * value_bytes;
+    std::size_t dict = saturating_mul(d, value_bytes);
     // Delta: the tree (3/4 full nodes of 4-byte codes) and the arrival order while loading.
-    if (recipe.fragment == fragment_kind::delta) dict += d * 4 * 4 / 3 + d * 4;
-    total += dict + recipe.rows * bit_packed_vector::bits_for(d) / 8;
+    if (recipe.fragment == fragment_kind::delta) dict = saturating_add(dict, saturating_mul(d, 4 * 4 / 3 + 4));
+    total = saturating_add(total, saturating_add(dict, saturating_mul(recipe.rows, bit_packed_vector::bits_for(d)) / 8));
   }
   return total;
 }
@@ -407,86 +312,6 @@ value generated_value(const table_recipe& recipe, std::size_t column, std::size_
     case type_kind::varchar: return stored_value<std::string>(type, d, i % d, seed);
     default: return to_value(type, stored_value<std::int64_t>(type, d, i % d, seed));
   }
-}
-
-// --- CSV -----------------------------------------------------------------
-
-table load_csv(const std::string& path, const std::vector<column_type>& types) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
-  std::string line;
-  if (!std::getline(in, line)) throw std::invalid_argument(fmt::format("'{}' is empty: a header line is needed", path));
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string> names = split_csv(line, 1);
-  if (!types.empty() && types.size() != names.size()) {
-    throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
-  }
-  std::vector<std::vector<std::string>> fields(names.size());
-  std::vector<std::size_t> line_of;  // file line of each row
-  for (std::size_t number = 2; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::vector<std::string> row = split_csv(line, number);
-    if (row.size() != names.size()) {
-      throw std::invalid_argument(
-          fmt::format("line {}: {} fields, but the header has {} columns", number, row.size(), names.size()));
-    }
-    for (std::size_t c = 0; c < row.size(); ++c) fields[c].push_back(std::move(row[c]));
-    line_of.push_back(number);
-  }
-  if (line_of.empty()) throw std::invalid_argument(fmt::format("'{}' has no rows", path));
-
-  table t;
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    column_type type;
-    if (!types.empty()) {
-      type = types[c];
-    } else {
-      try {
-        type = infer_type(fields[c]);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("column '{}': {}", names[c], e.what()));
-      }
-    }
-    t.add_column(names[c], type);
-  }
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    const column_type type = t.column(c).type;
-    std::vector<value> values;
-    values.reserve(fields[c].size());
-    for (std::size_t r = 0; r < fields[c].size(); ++r) {
-      try {
-        values.push_back(parse_value(type, fields[c][r]));
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("line {}, column '{}': {}", line_of[r], names[c], e.what()));
-      }
-    }
-    fields[c].clear();
-    fields[c].shrink_to_fit();
-    switch (type.kind) {
-      case type_kind::integer: {
-        std::vector<std::int32_t> v;
-        for (const auto& x : values) v.push_back(std::get<std::int32_t>(x));
-        t.set_column_data(c, main_column(std::move(v), 255));
-        break;
-      }
-      case type_kind::varchar: {
-        std::vector<std::string> v;
-        for (auto& x : values) v.push_back(std::move(std::get<std::string>(x)));
-        t.set_column_data(c, main_column(std::move(v), type.length));
-        break;
-      }
-      default: {
-        std::vector<std::int64_t> v;
-        for (const auto& x : values) {
-          v.push_back(type.kind == type_kind::decimal ? std::get<decimal>(x).units : std::get<std::int64_t>(x));
-        }
-        t.set_column_data(c, main_column(std::move(v), 255));
-        break;
-      }
-    }
-  }
-  return t;
 }
 
 }  // namespace weave::column

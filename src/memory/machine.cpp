@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace weave::machine {
 
@@ -53,12 +54,37 @@ std::size_t detail::read_l1d_bytes() noexcept { return cache_bytes(1, _SC_LEVEL1
 
 std::size_t detail::read_llc_bytes() noexcept { return cache_bytes(3, _SC_LEVEL3_CACHE_SIZE, std::size_t{8} << 20); }
 
+const std::vector<int>& allowed_cpus() {
+  static const std::vector<int> cpus = [] {
+    std::vector<int> out;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set)) out.push_back(cpu);
+    }
+    if (out.empty()) {  // no mask to read: every CPU the OS counts
+      const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+      for (unsigned cpu = 0; cpu < n; ++cpu) out.push_back(static_cast<int>(cpu));
+    }
+    return out;
+  }();
+  return cpus;
+}
+
+int cpu_for(std::size_t index) {
+  const std::vector<int>& cpus = allowed_cpus();
+  return cpus[index % cpus.size()];
+}
+
 void pin_thread(std::size_t index) noexcept {
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<int>(index % cpus), &set);
-  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  try {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu_for(index), &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  } catch (...) {  // allocation failed while reading the mask: the thread stays unpinned
+  }
 }
 
 std::size_t available_bytes() noexcept {

@@ -79,6 +79,72 @@ expect_usage_error bench blink --workload insert --baseline coro
 expect_usage_error bench blink --records 0
 expect_usage_error bench blink --theta 1.5
 expect_usage_error bench blink --records 1Ti
+# Class: size arithmetic that would overflow is refused, not wrapped round.
+expect_usage_error bench lookup --keys 4611686018427387905 --ceiling-bytes 0
+expect_usage_error bench lookup --structure btree --keys 18446744073709551615 --ceiling-bytes 0
+expect_usage_error bench in-predicate --rows 4611686018427387904
+expect_usage_error query in --generate rows=4611686018427387904,distinct=16 --random 5
+expect_usage_error bench ycsb --records 18446744073709551615
+expect_usage_error bench blink --records 18446744073709551615
+# Class: negative, out-of-range, non-finite and non-decimal numbers.
+expect_usage_error bench lookup --repeat -1
+expect_usage_error bench lookup --repeat 101
+expect_usage_error bench ycsb --seed -1
+expect_usage_error bench ycsb --seed 010
+expect_usage_error bench ycsb --seed 0x10
+expect_usage_error bench ycsb --seed 99999999999999999999
+expect_usage_error bench ycsb --scan-length -1
+expect_usage_error bench ycsb --seconds inf
+expect_usage_error bench ycsb --seconds 1e9
+expect_usage_error bench ycsb --seconds 1e-300
+expect_usage_error bench blink --seconds inf
+expect_usage_error bench blink --seconds nan
+expect_usage_error bench tpcc --seconds -1
+expect_usage_error bench lookup --distribution zipf --theta nan
+expect_usage_error bench reconstruct --columns 1000000000
+expect_usage_error bench reconstruct --queries 1T
+expect_usage_error bench in-predicate --values 1T
+expect_usage_error query in --generate rows=10 --random 1T
+expect_usage_error demo --scale nan
+expect_usage_error demo --scale 1e30
+expect_usage_error demo --scale 0
+expect_usage_error demo --scale 1000
+# Class: messages that name the problem.
+expect_usage_error frobnicate
+expect_usage_error bench frobnicate
+expect_usage_error bench in-predicate --type 'DECIMAL(99,99)'
+expect_usage_error bench in-predicate --type 'VARCHAR(0)'
+expect_usage_error query in --generate rows=10 --random 1 --variant auto --group 0
+expect_usage_error query in --generate rows=10 --random 1 --variant auto --group 8
+expect_usage_error query in --generate rows=10 --values /
+expect_usage_error query in --generate rows=10 --values /dev/null
+expect_usage_error query in --generate rows=10 --values /dev/zero
+expect_usage_error query in --csv / --random 1
+expect_usage_error query in --csv /dev/zero --random 1
+expect_message() {  # words the one-line error must hold, then the command
+  local want=$1 err
+  shift
+  err=$("$weave" "$@" 2>&1 >/dev/null)
+  case "$err" in
+    *"$want"*) echo "ok: weave $* says '$want'" ;;
+    *) echo "FAIL: weave $*: wanted '$want' in: $err"; status=1 ;;
+  esac
+}
+expect_message "'frobnicate' is not a command of 'weave bench'" bench frobnicate
+expect_message "DECIMAL precision must be 1..18" bench in-predicate --type 'DECIMAL(99,99)'
+expect_message "is a directory" query in --csv / --random 1
+expect_message "holds no values" query in --generate rows=10 --values /dev/null
+# Class: CSV as RFC 4180 has it (the parser's own cases are in tests/column/csv_test.cpp).
+csv=$(mktemp)
+printf 'id,note\n1,"ab"cd\n' > "$csv"
+expect_usage_error query in --csv "$csv" --random 1
+printf '\xef\xbb\xbfid,note\r\n1,"two\r\nlines"\r\n' > "$csv"
+out=$("$weave" query row --csv "$csv" --key 1 --quiet 2>&1)
+case "$out" in
+  *'"two'*'lines"'*) echo "ok: a quoted line break and a byte-order mark load" ;;
+  *) echo "FAIL: quoted line break: $out"; status=1 ;;
+esac
+rm -f "$csv"
 # A CSV file with a bad line: the error names the line and the column.
 csv=$(mktemp)
 printf 'id,price\n1,2.50\n2,cheap\n' > "$csv"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "weave/column/csv.hpp"
 #include "weave/column/query.hpp"
 #include "weave/column/table.hpp"
 #include "weave/exec/adaptive_scheduler.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <unordered_map>
 #include <vector>
 
 #include "weave/column/column.hpp"
@@ -48,6 +49,7 @@ class table {
 
  private:
   std::vector<table_column> columns_;
+  std::unordered_map<std::string, std::size_t> index_;  // name -> position: wide CSV headers stay linear
   std::size_t rows_ = 0;
 };
 
@@ -77,6 +79,9 @@ value to_value(const column_type& type, const std::string& v);
 // what the type can hold), every row's code drawn uniformly. With
 // fragment::delta the columns are Delta fragments (values in a shuffled
 // arrival order, the B+-tree bulk-loaded), else Main fragments.
+// Columns of a table, generated or loaded: wider than any schema in use.
+inline constexpr std::size_t max_columns = 100'000;
+
 struct table_recipe {
   std::size_t rows = 1'000'000;
   std::size_t columns = 1;
@@ -95,12 +100,5 @@ table generate_table(const table_recipe& recipe, const std::function<void(double
 // that generate_table(recipe) makes for `column`, for queries that need
 // values known to be present.
 value generated_value(const table_recipe& recipe, std::size_t column, std::size_t i);
-
-// Loads a CSV file with a header line of column names. `types` gives one
-// type per column; empty means infer (INTEGER, BIGINT, DECIMAL(p,s) or
-// VARCHAR(n), the narrowest that holds every value). Fields may be quoted
-// with "..." ("" is a quote inside). A bad line throws std::invalid_argument
-// naming the line and column; nothing is returned then.
-table load_csv(const std::string& path, const std::vector<column_type>& types = {});
 
 }  // namespace weave::column

@@ -3,6 +3,7 @@
 // likely, and that the command line uses to refuse what cannot fit.
 
 #include <cstddef>
+#include <vector>
 
 namespace weave::machine {
 
@@ -25,7 +26,13 @@ inline std::size_t llc_bytes() noexcept {
   return bytes;
 }
 
-// Pins the calling thread to one CPU: the `index`-th, modulo their number.
+// The CPUs this process may run on (its affinity mask, as taskset or a
+// container sets it), in increasing order, read when first asked.
+const std::vector<int>& allowed_cpus();
+// The CPU that thread `index` of a pool runs on: the index-th allowed CPU,
+// modulo their number.
+int cpu_for(std::size_t index);
+// Pins the calling thread to cpu_for(index).
 void pin_thread(std::size_t index) noexcept;
 
 // Memory the kernel says can still be given to a process (MemAvailable).
