@@ -4,7 +4,7 @@
 #   1. weave configured on its own (no tests, no command), installed into a
 #      prefix, and found with find_package(weave CONFIG REQUIRED);
 #   2. the source tree added with add_subdirectory, which must need neither
-#      GTest nor CLI11 nor nlohmann-json;
+#      GTest nor CLI11 nor nlohmann-json, nor impose weave's -march and warnings;
 #   3. the installed prefix through pkg-config: $CXX main.cpp $(pkg-config --cflags --libs weave).
 # Any failed step, and any compiler warning, fails the test.
 #
@@ -54,9 +54,14 @@ build "$cmake" --build "$scratch/package" -j 2
 
 step "2. add_subdirectory of the source tree"
 build "$cmake" -S "$consumer" -B "$scratch/subdirectory" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
-  -DWEAVE_CONSUMER_MODE=subdirectory -DWEAVE_SOURCE_DIR="$source_dir"
+  -DWEAVE_CONSUMER_MODE=subdirectory -DWEAVE_SOURCE_DIR="$source_dir" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 if grep -E -i "^(GTest|CLI11|nlohmann_json)" "$scratch/subdirectory/CMakeCache.txt"; then
   echo "consumer_test: the add_subdirectory build looked for the tests' or the command's dependencies" >&2
+  exit 1
+fi
+# weave's own options (-march, warnings) are not forced on a project that adds it.
+if grep -E -e "-march=|-Wconversion" "$scratch/subdirectory/compile_commands.json"; then
+  echo "consumer_test: weave's -march or warning options reached the add_subdirectory build" >&2
   exit 1
 fi
 build "$cmake" --build "$scratch/subdirectory" -j 2
