@@ -10,11 +10,15 @@
 #include <string>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 #include "cli_support.hpp"
+#include "weave/version.hpp"
+#include "weave_commit.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"weave: a main-memory database engine that hides DRAM latency by interleaving lookups"};
+  app.set_version_flag("--version", std::string("weave ") + weave::version + " (commit " + weave_commit + ")");
   app.require_subcommand(1);
   auto* bench = app.add_subcommand("bench", "run an experiment; one JSON object per line on stdout");
   bench->require_subcommand(1);
@@ -33,6 +37,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::string unknown = weave::cli::unknown_command(app, argc, argv);
