@@ -59,7 +59,8 @@ std::size_t demo_bytes(const demo_options& options) {
 
 int run_demo(const demo_options& options) {
   fmt::print("weave demo: interleaved lookups on DRAM-sized structures\n");
-  fmt::print("(one thread; every variant computes the same checksum; medians of {} runs)\n\n", options.repeat);
+  fmt::print("(one thread; every variant computes the same checksum; medians of {} run{})\n\n", options.repeat,
+             options.repeat == 1 ? "" : "s");
 
   const mlp_probe probe(probe_bytes, progress_wanted());
   const double latency = probe.ns_per_miss(1, 500'000);

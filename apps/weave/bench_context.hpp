@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace weave::cli {
 
@@ -12,5 +13,7 @@ namespace weave::cli {
 // threads, cache sizes and where they came from, huge-page mode, load
 // average, weave's version and commit, compiler, build type}}.
 nlohmann::ordered_json bench_context(std::size_t threads);
+// The same facts in a line for people (weave demo's first line).
+std::string describe_context(const nlohmann::ordered_json& context);
 
 }  // namespace weave::cli

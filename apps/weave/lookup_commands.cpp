@@ -121,6 +121,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   demo->add_option("--repeat", demo_options->repeat, "runs per configuration")->check(CLI::Range(1, 100));
   commands.add(demo, [demo_options] {
     require_memory(demo_bytes(*demo_options), "weave demo at this --scale");
+    fmt::print("{}\n", describe_context(bench_context(1)));
     return run_demo(*demo_options);
   });
 

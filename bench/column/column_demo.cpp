@@ -16,7 +16,8 @@ namespace {
 
 struct figures {
   double sequential = 0, interleaved = 0, adaptive = 0;
-  std::size_t group = 0;
+  std::size_t interleaved_group = 0;
+  std::size_t adaptive_group = 0;  // 1: auto ran sequentially
 };
 
 figures figures_of(const std::vector<nlohmann::ordered_json>& rows, const char* key) {
@@ -25,19 +26,33 @@ figures figures_of(const std::vector<nlohmann::ordered_json>& rows, const char* 
     const std::string v = r["variant"];
     const double t = r[key];
     if (v == "sequential") f.sequential = t;
-    if (v == "interleaved") f.interleaved = t;
+    if (v == "interleaved") {
+      f.interleaved = t;
+      f.interleaved_group = r["group"];
+    }
     if (v == "auto") {
       f.adaptive = t;
-      f.group = r["group"];
+      f.adaptive_group = r["group"];
     }
   }
   return f;
 }
 
-void print_row(const std::string& what, std::size_t dictionary_bytes, const figures& f, const char* unit) {
-  fmt::print("{:<34} {:>10} | {:>10.2f} {:>11.2f} {:>8.2f} {:<2} | {:>6.2f}x {:>4}\n", what,
-             format_bytes(dictionary_bytes), f.sequential, f.interleaved, f.adaptive, unit,
-             f.sequential / f.interleaved, f.group);
+constexpr const char* row_format = "{:<34} {:>10} | {:>10} {:>11} {:>8} {:>10} | {:>8} {:>6}\n";
+
+void print_header(const char* unit) {
+  fmt::print(row_format, "query", "dictionary", fmt::format("seq {}", unit), fmt::format("intl {}", unit),
+             fmt::format("auto {}", unit), "auto ran", "intl/seq", "auto/seq");
+}
+
+// Each time is a median; "intl" is interleaved with the group shown, "auto
+// ran" says what the adaptive scheduler chose; the speedups are of the
+// times on the same row.
+void print_row(const std::string& what, std::size_t dictionary_bytes, const figures& f) {
+  const std::string chose = f.adaptive_group > 1 ? fmt::format("G={}", f.adaptive_group) : "sequential";
+  fmt::print(row_format, what, format_bytes(dictionary_bytes), fmt::format("{:.2f}", f.sequential),
+             fmt::format("{:.2f} G={}", f.interleaved, f.interleaved_group), fmt::format("{:.2f}", f.adaptive), chose,
+             fmt::format("{:.2f}x", f.sequential / f.interleaved), fmt::format("{:.2f}x", f.sequential / f.adaptive));
   std::fflush(stdout);
 }
 
@@ -96,20 +111,20 @@ std::size_t column_demo_bytes(const demo_options& options) {
 
 void run_column_demo(const demo_options& options) {
   fmt::print("\ncolumn store: dictionary-encoded columns, interleaved across lookups and columns\n");
-  fmt::print("{:<34} {:>10} | {:>10} {:>11} {:>8} {:<2} | {:>7} {:>4}\n", "query", "dictionary", "sequential",
-             "interleaved", "auto", "", "speedup", "G");
+  print_header("ms");
 
   for (const in_case& c : in_cases(options)) {
     const in_predicate_options o = in_options(options, c);
     const column::table t = make_bench_table(o.recipe, progress_wanted());
-    print_row(c.label, t.dictionary_bytes(), figures_of(run_in_predicate_bench(o, t), "ms_per_query"), "ms");
+    print_row(c.label, t.dictionary_bytes(), figures_of(run_in_predicate_bench(o, t), "ms_per_query"));
   }
 
+  print_header("us");
   for (const char* types : {"int", "mixed"}) {
     const reconstruct_options o = reconstruct_options_for(options, types);
     const column::table t = make_bench_table(o.recipe, progress_wanted());
     const std::string label = fmt::format("SELECT * (200 {} columns)", std::string(types) == "int" ? "INTEGER" : "mixed");
-    print_row(label, t.dictionary_bytes(), figures_of(run_reconstruct_bench(o, t), "us_per_query"), "us");
+    print_row(label, t.dictionary_bytes(), figures_of(run_reconstruct_bench(o, t), "us_per_query"));
   }
   fmt::print("\nIN: the list is encoded with locate (binary search in Main, the code B+-tree in Delta), then\n"
              "the code vector is scanned. SELECT *: one code and one dictionary access per column, the\n"
