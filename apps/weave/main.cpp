@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "cli_support.hpp"
+#include "weave/memory/machine.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"weave: a main-memory database engine that hides DRAM latency by interleaving lookups"};
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    weave::machine::measure_caches();  // the probe, once per machine; a bad WEAVE_CACHE_SIZES is bad input
     return commands.run();
   } catch (const std::invalid_argument& e) {  // bad input
     std::fprintf(stderr, "weave: %s\n", e.what());
