@@ -7,12 +7,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <string>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 #include "cli_support.hpp"
+#include "weave/memory/machine.hpp"
 #include "weave/version.hpp"
 #include "weave_commit.hpp"
 
@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    weave::machine::measure_caches();  // the probe, once per machine; a bad WEAVE_CACHE_SIZES is bad input
     return commands.run();
   } catch (const std::invalid_argument& e) {  // bad input
     std::fprintf(stderr, "weave: %s\n", e.what());

@@ -1,58 +1,116 @@
 #include "weave/memory/machine.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "weave/memory/cache_probe.hpp"
 
 namespace weave::machine {
 
 namespace {
 
-// Size in bytes of cpu0's cache at `level` as sysfs describes it (data or
-// unified, not instruction), or 0 when sysfs does not say. sysfs comes first
-// because glibc's sysconf derives sizes from cpuid and can be far off on
-// virtual machines (one of ours reports a 320 MiB L3 that sysfs calls 32 MiB).
-std::size_t sysfs_cache_bytes(unsigned level) noexcept {
-  for (int index = 0; index < 16; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level_file(dir + "level");
-    if (!level_file) break;
-    unsigned this_level = 0;
-    std::string type;
-    std::string size;
-    level_file >> this_level;
-    std::ifstream(dir + "type") >> type;
-    std::ifstream(dir + "size") >> size;
-    if (this_level != level || type == "Instruction" || size.empty()) continue;
-    std::size_t bytes = 0;
-    std::size_t i = 0;
-    for (; i < size.size() && size[i] >= '0' && size[i] <= '9'; ++i) bytes = bytes * 10 + static_cast<std::size_t>(size[i] - '0');
-    const char unit = i < size.size() ? size[i] : 'B';
-    if (unit == 'K') bytes <<= 10;
-    else if (unit == 'M') bytes <<= 20;
-    else if (unit == 'G') bytes <<= 30;
-    return bytes;
-  }
-  return 0;
-}
+// How long a process waits for another that is probing the same machine
+// before it probes on its own.
+constexpr auto lock_patience = std::chrono::seconds(10);
 
-std::size_t cache_bytes(unsigned level, int sysconf_name, std::size_t fallback) noexcept {
-  if (const std::size_t bytes = sysfs_cache_bytes(level)) return bytes;
-  const long v = ::sysconf(sysconf_name);
-  return v > 0 ? static_cast<std::size_t>(v) : fallback;
+// Holds an exclusive lock on a file while alive, if it can get one in time.
+class file_lock {
+ public:
+  explicit file_lock(const std::filesystem::path& path) noexcept {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return;
+    const auto give_up = std::chrono::steady_clock::now() + lock_patience;
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) break;
+      if (std::chrono::steady_clock::now() > give_up) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+  ~file_lock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+cache_sizes compute_caches(bool measure) {
+  const os_cache_sizes os = os_caches();
+  cache_override given;
+  if (const char* text = std::getenv(cache_override_variable); text != nullptr) {
+    if (measure) {
+      given = parse_cache_override(text);
+    } else {
+      try {
+        given = parse_cache_override(text);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "weave: ignored %s\n", e.what());
+      }
+    }
+  }
+  using state = cache_sizes::probe_state;
+  if (given.l1d_bytes != 0 && given.llc_bytes != 0) return decide_caches(os, nullptr, given, state::none);
+
+  const std::string key = cache_file_key(os);
+  const std::filesystem::path directory = cache_directory();
+  const std::filesystem::path file = directory.empty() ? directory : cache_file_path(directory, key);
+  if (!file.empty()) {
+    if (const auto kept = read_cache_file(file, key))
+      return decide_caches(os, &kept->found, given, state::cached);
+  }
+  if (!measure) return decide_caches(os, nullptr, given, state::none);
+
+  // One process probes at a time, so that two weave commands started
+  // together neither measure each other nor both pay for it.
+  std::optional<file_lock> lock;
+  if (!file.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    std::filesystem::path lock_path = file;
+    lock_path += ".lock";
+    if (!error) lock.emplace(lock_path);
+    if (const auto kept = read_cache_file(file, key))
+      return decide_caches(os, &kept->found, given, state::cached);
+  }
+  const probe_result measured = probe_caches();
+  if (measured.disturbed()) return decide_caches(os, &measured.found, given, state::busy);
+  if (!file.empty() && !measured.curve.empty()) write_cache_file(file, key, measured);
+  return decide_caches(os, &measured.found, given, state::measured);
 }
 
 }  // namespace
 
-std::size_t detail::read_l1d_bytes() noexcept { return cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, std::size_t{32} << 10); }
+const cache_sizes& detail::resolve_caches(bool measure) {
+  static const cache_sizes sizes = [measure] {
+    if (measure) return compute_caches(true);
+    try {
+      return compute_caches(false);
+    } catch (...) {  // out of memory reading a file: the OS's figures
+      return decide_caches(os_caches(), nullptr, {}, cache_sizes::probe_state::none);
+    }
+  }();
+  return sizes;
+}
 
-std::size_t detail::read_llc_bytes() noexcept { return cache_bytes(3, _SC_LEVEL3_CACHE_SIZE, std::size_t{8} << 20); }
+const cache_sizes& measure_caches() { return detail::resolve_caches(true); }
 
 const std::vector<int>& allowed_cpus() {
   static const std::vector<int> cpus = [] {
