@@ -11,6 +11,7 @@
 #include "bench/model_bench.hpp"
 #include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
+#include "weave/memory/machine.hpp"
 
 namespace weave::bench {
 
@@ -22,20 +23,26 @@ struct demo_structure {
   const char* what;
 };
 
-std::size_t scaled(const demo_options& options, std::size_t n) {
-  return std::max<std::size_t>(1024, static_cast<std::size_t>(static_cast<double>(n) * options.scale));
-}
-
 std::vector<demo_structure> lookup_structures(const demo_options& options) {
   return {
-      {"binary-search", scaled(options, std::size_t{1} << 27), "sorted int32 array"},
-      {"binary-search-str", scaled(options, std::size_t{1} << 25), "sorted 16-byte strings"},
-      {"hash", scaled(options, std::size_t{1} << 24), "chained hash table"},
-      {"btree", scaled(options, 30'000'000), "B+-tree, 256-byte nodes"},
+      {"binary-search", scaled_size(options, std::size_t{1} << 27), "sorted int32 array"},
+      {"binary-search-str", scaled_size(options, std::size_t{1} << 25), "sorted 16-byte strings"},
+      {"hash", scaled_size(options, std::size_t{1} << 24), "chained hash table"},
+      {"btree", scaled_size(options, 30'000'000), "B+-tree, 256-byte nodes"},
   };
 }
 
 constexpr std::size_t probe_bytes = std::size_t{1} << 30;
+
+const char* llc_source(machine::cache_sizes::source source) {
+  switch (source) {
+    case machine::cache_sizes::source::probe: return "measured";
+    case machine::cache_sizes::source::os: return "as the OS says";
+    case machine::cache_sizes::source::override: return "from WEAVE_CACHE_SIZES";
+    case machine::cache_sizes::source::fallback: return "a default";
+  }
+  return "?";
+}
 
 double ns_of(const std::vector<lookup_row>& rows, variant v) {
   for (const auto& r : rows)
@@ -44,6 +51,15 @@ double ns_of(const std::vector<lookup_row>& rows, variant v) {
 }
 
 }  // namespace
+
+double size_factor(const demo_options& options) {
+  constexpr double reference_llc = 32.0 * (1 << 20);
+  return options.scale * std::max(0.25, static_cast<double>(machine::llc_bytes()) / reference_llc);
+}
+
+std::size_t scaled_size(const demo_options& options, std::size_t n, std::size_t least) {
+  return std::max(least, static_cast<std::size_t>(static_cast<double>(n) * size_factor(options)));
+}
 
 std::size_t demo_bytes(const demo_options& options) {
   std::size_t peak = probe_bytes;
@@ -59,8 +75,12 @@ std::size_t demo_bytes(const demo_options& options) {
 
 int run_demo(const demo_options& options) {
   fmt::print("weave demo: interleaved lookups on DRAM-sized structures\n");
-  fmt::print("(one thread; every variant computes the same checksum; medians of {} run{})\n\n", options.repeat,
+  fmt::print("(one thread; every variant computes the same checksum; medians of {} run{})\n", options.repeat,
              options.repeat == 1 ? "" : "s");
+  fmt::print("sizes: {:.2f}x the defaults: the last-level cache ({}, {}) over 32 MiB, times --scale {}\n\n",
+             size_factor(options), format_bytes(machine::llc_bytes()),
+             llc_source(machine::caches().llc_source),
+             options.scale);
 
   const mlp_probe probe(probe_bytes, progress_wanted());
   const double latency = probe.ns_per_miss(1, 500'000);

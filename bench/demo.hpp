@@ -9,6 +9,14 @@ struct demo_options {
   std::size_t repeat = 3;
 };
 
+// Every size of the tour is --scale times a factor from the machine: its
+// last-level cache over 32 MiB (the cache the default sizes were chosen on),
+// at least 1/4, so that each structure is about sixteen times the cache and
+// the tour tells the same story on a laptop and a server.
+double size_factor(const demo_options& options);
+// n times size_factor(options), at least `least`.
+std::size_t scaled_size(const demo_options& options, std::size_t n, std::size_t least = 1024);
+
 // `weave demo`: a tour of the lookup layer and the column store on DRAM-sized structures. Tables on
 // stdout, progress on stderr. Returns the process exit code.
 int run_demo(const demo_options& options);

@@ -251,7 +251,8 @@ struct bench_cli {
     app.add_option("--variants", variants, "sequential,interleaved,auto")->capture_default_str();
     app.add_option("--group", groups, "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
         ->capture_default_str();
-    app.add_option("--repeat", repeat, "runs per variant; the median is reported")->capture_default_str();
+    app.add_option("--repeat", repeat, "runs per variant, in turn: a line each, then their median and other aggregates")
+        ->capture_default_str();
     app.add_option("--seed", seed, "random seed")->capture_default_str();
     app.add_option("--plot", plot, "write a PNG of time per query against dictionary size")->check(plot_path);
     app.add_flag("--quiet", quiet, "no progress on stderr");

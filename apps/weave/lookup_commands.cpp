@@ -14,8 +14,8 @@
 #include "bench/mlp.hpp"
 #include "bench/model_bench.hpp"
 #include "bench/plot.hpp"
-#include "bench/workload/median.hpp"
 #include "bench/workload/progress.hpp"
+#include "bench/workload/report.hpp"
 #include "bench/workload/size.hpp"
 #include "bench_context.hpp"
 #include "cli_support.hpp"
@@ -55,7 +55,8 @@ struct lookup_cli {
     app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();
     app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")->capture_default_str();
     app.add_option("--seed", seed, "random seed")->capture_default_str();
-    app.add_option("--repeat", repeat, "runs per configuration; the median is reported")->capture_default_str();
+    app.add_option("--repeat", repeat, "runs per configuration, in turn: a line each, then their median and other aggregates")
+        ->capture_default_str();
     app.add_option("--plot", plot, "write a PNG of ns per lookup against group size")->check(plot_path);
     app.add_option("--ceiling-bytes", ceiling_bytes, "buffer for the MLP ceiling probe; 0 skips it")
         ->capture_default_str();
@@ -143,7 +144,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   auto* mlp_cmd = bench.add_subcommand("mlp", "ns per DRAM miss with 1..64 independent chains");
   mlp_cmd->add_option("--bytes", mlp->bytes, "buffer size")->capture_default_str();
   mlp_cmd->add_option("--chains", mlp->chains, "comma-separated chain counts (1..64)")->capture_default_str();
-  mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count; the median is reported")
+  mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count: a line each, then their aggregates")
       ->capture_default_str();
   mlp_cmd->add_flag("--quiet", mlp->quiet, "no progress on stderr");
   commands.add(mlp_cmd, [mlp] {
@@ -156,15 +157,23 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     print(bench_context(1));
     const mlp_probe probe(bytes, bench::progress_wanted(mlp->quiet));
     for (std::size_t c : chains) {
+      nlohmann::ordered_json base;
+      base["bench"] = "mlp";
+      base["bytes"] = bytes;
+      base["chains"] = c;
+      base["repeat"] = mlp->repeat;
       std::vector<double> ns;
-      for (std::size_t r = 0; r < mlp->repeat; ++r) ns.push_back(probe.ns_per_miss(c));
-      nlohmann::ordered_json j;
-      j["bench"] = "mlp";
-      j["bytes"] = bytes;
-      j["chains"] = c;
-      j["repeat"] = mlp->repeat;
-      j["ns_per_miss"] = median(ns);
-      print(j);
+      for (std::size_t r = 0; r < mlp->repeat; ++r) {
+        ns.push_back(probe.ns_per_miss(c));
+        nlohmann::ordered_json j = base;
+        j["run_type"] = "repetition";
+        j["repetition"] = r + 1;
+        j["ns_per_miss"] = ns.back();
+        print(j);
+      }
+      base["run_type"] = "aggregate";
+      bench::add_aggregates(base, "ns_per_miss", ns);
+      print(base);
     }
     return 0;
   });

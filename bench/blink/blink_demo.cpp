@@ -13,7 +13,7 @@ namespace {
 
 blink_options demo_blink(const demo_options& options) {
   blink_options o;
-  o.records = std::max<std::size_t>(10'000, static_cast<std::size_t>(10'000'000 * options.scale));
+  o.records = scaled_size(options, 10'000'000, 10'000);
   o.workload = blink_workload::c;
   o.prefetch_distances = {0, 3};
   o.baselines = {blink_baseline::threads, blink_baseline::coro};

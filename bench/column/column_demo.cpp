@@ -56,10 +56,6 @@ void print_row(const std::string& what, std::size_t dictionary_bytes, const figu
   std::fflush(stdout);
 }
 
-std::size_t scaled(const demo_options& options, std::size_t n) {
-  return std::max<std::size_t>(1024, static_cast<std::size_t>(static_cast<double>(n) * options.scale));
-}
-
 struct in_case {
   const char* label;
   const char* type;
@@ -69,16 +65,16 @@ struct in_case {
 
 std::vector<in_case> in_cases(const demo_options& options) {
   return {
-      {"IN (10K values), INTEGER Main", "int", scaled(options, std::size_t{1} << 27), column::fragment_kind::main},
-      {"IN (10K values), INTEGER Delta", "int", scaled(options, std::size_t{1} << 25), column::fragment_kind::delta},
-      {"IN (10K values), VARCHAR(24) Main", "varchar", scaled(options, std::size_t{1} << 24),
+      {"IN (10K values), INTEGER Main", "int", scaled_size(options, std::size_t{1} << 27), column::fragment_kind::main},
+      {"IN (10K values), INTEGER Delta", "int", scaled_size(options, std::size_t{1} << 25), column::fragment_kind::delta},
+      {"IN (10K values), VARCHAR(24) Main", "varchar", scaled_size(options, std::size_t{1} << 24),
        column::fragment_kind::main},
   };
 }
 
 in_predicate_options in_options(const demo_options& options, const in_case& c) {
   in_predicate_options o;
-  o.recipe.rows = scaled(options, 1'000'000);
+  o.recipe.rows = scaled_size(options, 1'000'000);
   o.recipe.distinct = c.distinct;
   o.recipe.types = parse_column_types(c.type);
   o.recipe.fragment = c.fragment;
@@ -89,7 +85,7 @@ in_predicate_options in_options(const demo_options& options, const in_case& c) {
 
 reconstruct_options reconstruct_options_for(const demo_options& options, const char* types) {
   reconstruct_options o;
-  o.recipe.rows = scaled(options, 1'000'000);
+  o.recipe.rows = scaled_size(options, 1'000'000);
   o.recipe.distinct = o.recipe.rows;
   o.recipe.columns = 200;
   o.recipe.types = parse_column_types(types);

@@ -15,7 +15,7 @@ namespace {
 
 ycsb_options demo_ycsb(const demo_options& options) {
   ycsb_options o;
-  o.records = std::max<std::size_t>(10'000, static_cast<std::size_t>(20'000'000 * options.scale));
+  o.records = scaled_size(options, 20'000'000, 10'000);
   o.seconds = 1;
   o.verbose = progress_wanted();
   return o;

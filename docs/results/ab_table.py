@@ -9,7 +9,8 @@ pairs = [(sys.argv[i], sys.argv[i + 1]) for i in range(1, len(sys.argv), 2)]
 
 
 def load(path):
-    return {(r["threads"], r["mode"]): r for r in (json.loads(l) for l in open(path) if l.strip())}
+    rows = (json.loads(l) for l in open(path) if l.strip())
+    return {(r["threads"], r["mode"]): r for r in rows if "context" not in r and r.get("run_type", "aggregate") == "aggregate"}
 
 
 runs = [(load(o), load(n)) for o, n in pairs]

@@ -4,7 +4,9 @@
 import json
 import sys
 
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Aggregate lines only (files from before the context line and repetition lines have neither).
+rows = [r for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip())
+        if "context" not in r and r.get("run_type", "aggregate") == "aggregate"]
 key = "ms_per_query" if "ms_per_query" in rows[0] else "us_per_query"
 answer = "count" if "count" in rows[0] else "checksum"
 

@@ -4,7 +4,9 @@
 import json
 import sys
 
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Aggregate lines only (files from before the context line and repetition lines have neither).
+rows = [r for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip())
+        if "context" not in r and r.get("run_type", "aggregate") == "aggregate"]
 naive = {r["threads"]: r["ns_per_lookup"] for r in rows if r["variant"] == "naive"}
 print("| threads | variant | G | ns/lookup | vs naive | ceiling ns | checksum |")
 print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")

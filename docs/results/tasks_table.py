@@ -5,7 +5,9 @@
 import json
 import sys
 
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Aggregate lines only (files from before the context line and repetition lines have neither).
+rows = [r for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip())
+        if "context" not in r and r.get("run_type", "aggregate") == "aggregate"]
 tasks = [r for r in rows if r["variant"] == "tasks"]
 distances = sorted({r["prefetch_distance"] for r in tasks})
 mops = lambda r: r["ops_per_s"] / 1e6

@@ -4,7 +4,9 @@
 import json
 import sys
 
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Aggregate lines only (files from before the context line and repetition lines have neither).
+rows = [r for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip())
+        if "context" not in r and r.get("run_type", "aggregate") == "aggregate"]
 kinds = ["new_order", "payment", "order_status", "delivery", "stock_level", "q2"]
 base = {(r["threads"], r["mode"]): r["txn_per_s"] for r in rows if r["mode"] in ("naive", "prefetch")}
 print("| threads | mode | batch | txn/s | vs naive | vs prefetch | commits | aborts (by kind) | p50 us | p99 us | checks |")
