@@ -23,7 +23,7 @@ struct mlp_probe::impl {
 
 mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(std::make_unique<impl>()) {
   const std::size_t n = bytes / sizeof(line);
-  if (n < 1024) throw std::invalid_argument("--bytes must be at least 64 KiB");
+  if (bytes < min_bytes) throw std::invalid_argument("the MLP probe needs at least 64 KiB");
   impl_->lines = huge_buffer<line>(n);
   line* l = impl_->lines.data();
   for (std::size_t i = 0; i < n; ++i) l[i].next = i;

@@ -17,6 +17,7 @@ struct mlp_point {
 
 class mlp_probe {
  public:
+  static constexpr std::size_t min_bytes = std::size_t{64} << 10;  // 1024 lines
   // Lays a random cycle through `bytes` of cache lines (progress on stderr when verbose).
   mlp_probe(std::size_t bytes, bool verbose);
   ~mlp_probe();

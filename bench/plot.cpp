@@ -1,6 +1,7 @@
 #include "bench/plot.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,9 +25,10 @@ namespace {
 std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
 
 // Runs `python3 -c script args...` without a shell: the arguments reach the
-// script as they are, whatever characters they hold. The interpreter's stdout
-// goes to our stderr, so that stdout keeps only JSON lines. Returns the exit
-// status, or -1 if the interpreter could not be started.
+// script as they are, whatever characters they hold. The interpreter's output
+// is discarded, so that stdout keeps only JSON lines and a failure is one
+// line of ours, not a traceback. Returns the exit status, or -1 if the
+// interpreter could not be started.
 int run_python(const char* script, const std::vector<std::string>& args) {
   std::vector<std::string> words{python(), "-c", script};
   words.insert(words.end(), args.begin(), args.end());
@@ -36,7 +38,8 @@ int run_python(const char* script, const std::vector<std::string>& args) {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -60,7 +63,7 @@ void plot(const char* script, const std::vector<nlohmann::ordered_json>& rows, c
   }
   const int status = run_python(script, {data_path, png});
   std::filesystem::remove(data_path);
-  if (status != 0) throw std::runtime_error(fmt::format("plotting to '{}' failed", png));
+  if (status != 0) throw std::runtime_error(fmt::format("plotting to '{}' failed (python3 exit status {})", png, status));
 }
 
 }  // namespace
@@ -77,8 +80,13 @@ void check_plot_path(const std::string& png) {
     throw std::invalid_argument(fmt::format("'{}': directory '{}' does not exist", png, dir.string()));
   if (::access(dir.c_str(), W_OK) != 0)
     throw std::invalid_argument(fmt::format("'{}': directory '{}' is not writable", png, dir.string()));
-  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-    throw std::invalid_argument(fmt::format("'{}' exists and is not writable", png));
+  // Opening the file is the only test that every file system answers truly
+  // (access() says yes for root, and /proc takes no new files).
+  const bool existed = fs::exists(path, ec);
+  const int fd = ::open(path.c_str(), existed ? O_WRONLY : O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) throw std::invalid_argument(fmt::format("cannot write '{}': {}", png, std::strerror(errno)));
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
   if (run_python("import matplotlib", {}) != 0) {
     throw std::invalid_argument(
         "needs python3 with matplotlib (Debian: apt-get install python3-matplotlib)");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <initializer_list>
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -66,16 +68,56 @@ std::string plain_real(const std::string& text) {
   return {};
 }
 
+std::string non_empty(const std::string& text) { return text.empty() ? "needs a value" : std::string{}; }
+
+// A size, or with `list` a comma list of sizes; `words` are accepted as they are.
+std::string sizes(const std::string& text, bool list, std::initializer_list<const char*> words) {
+  for (const char* w : words)
+    if (text == w) return {};
+  try {
+    if (list) {
+      parse_sizes(text);
+    } else {
+      bench::parse_size(text);
+    }
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
 }  // namespace
 
-void require_plain_numbers(CLI::App& app) {
+void require_plain_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
+    if (option->get_expected_min() == 0) continue;  // a flag
+    // The type name may carry a validator's description after a colon.
     const std::string type = option->get_type_name();
-    if (type == "UINT") option->check(CLI::Validator(plain_unsigned, "", "plain unsigned"));
-    if (type == "FLOAT") option->check(CLI::Validator(plain_real, "", "finite"));
+    if (type.starts_with("UINT")) option->check(CLI::Validator(plain_unsigned, "", "plain unsigned"));
+    if (type.starts_with("FLOAT")) option->check(CLI::Validator(plain_real, "", "finite"));
+    if (type.starts_with("TEXT")) option->check(CLI::Validator(non_empty, "", "non-empty"));
   }
-  for (CLI::App* sub : app.get_subcommands({})) require_plain_numbers(*sub);
+  for (CLI::App* sub : app.get_subcommands({})) require_plain_values(*sub);
 }
+
+CLI::Validator unsigned_in(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        if (std::string error = plain_unsigned(text); !error.empty()) return error;
+        std::uint64_t value = 0;
+        std::from_chars(text.data(), text.data() + text.size(), value);
+        if (value < lo || value > hi) return fmt::format("{} is outside {}..{}", text, lo, hi);
+        return {};
+      },
+      fmt::format("{}..{}", lo, hi), "unsigned range");
+}
+
+const CLI::Validator size_value([](std::string& text) { return sizes(text, false, {}); }, "", "size");
+const CLI::Validator size_list([](std::string& text) { return sizes(text, true, {}); }, "", "sizes");
+const CLI::Validator size_list_or_auto([](std::string& text) { return sizes(text, true, {"auto"}); }, "",
+                                       "sizes or auto");
+const CLI::Validator size_list_or_rows([](std::string& text) { return sizes(text, true, {"rows"}); }, "",
+                                       "sizes or rows");
 
 CLI::Validator real_in(double lo, double hi) {
   return CLI::Validator(
@@ -95,7 +137,13 @@ std::string unknown_command(const CLI::App& app, int argc, const char* const* ar
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     const auto subs = at->get_subcommands({});
-    if (subs.empty() || word.empty() || word[0] == '-') break;
+    if (subs.empty() || word.empty()) break;
+    const std::string path = at == &app ? std::string("weave") : "weave " + at->get_name();
+    if (word[0] == '-') {
+      // Options go after the command; before it only --help and --version.
+      if (at->get_option_no_throw(word.substr(0, word.find('='))) != nullptr) continue;
+      return fmt::format("'{}' is not an option of '{}': give a command first", word, path);
+    }
     const CLI::App* next = nullptr;
     std::string names;
     for (const CLI::App* sub : subs) {
@@ -103,7 +151,6 @@ std::string unknown_command(const CLI::App& app, int argc, const char* const* ar
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (next == nullptr) {
-      const std::string path = at == &app ? std::string("weave") : "weave " + at->get_name();
       return fmt::format("'{}' is not a command of '{}' (choose {})", word, path, names);
     }
     at = next;

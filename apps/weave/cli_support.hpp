@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -23,11 +24,21 @@ void print(const nlohmann::ordered_json& j);
 // One line on stderr when a run asks for more threads than the CPUs this
 // process may use: they would share CPUs and each would measure less.
 void warn_if_more_threads_than_cpus(const std::vector<std::size_t>& thread_counts);
-// Every option of `app` and its subcommands that CLI11 reads as a number
-// takes a plain one: an unsigned option decimal digits only (CLI11 would read
-// "-1" as 2^64-1, "010" as octal, and saturate on overflow), a real option a
-// finite number (no "nan" or "inf"). Call once all options are added.
-void require_plain_numbers(CLI::App& app);
+// Every option of `app` and its subcommands that takes a value takes a
+// plain one: an unsigned option decimal digits only (CLI11 would read "-1"
+// as 2^64-1, "010" as octal, and saturate on overflow), a real option a
+// finite number (no "nan" or "inf"), a text option a non-empty string (an
+// empty one would read as "not given"). Call once all options are added.
+void require_plain_values(CLI::App& app);
+// An unsigned option's range, checked as plainly.
+CLI::Validator unsigned_in(std::uint64_t lo, std::uint64_t hi);
+// Size options (suffixes K, Mi, ...), checked while parsing so that the
+// message names the option: one size, or a comma list that may also be the
+// word auto (group sizes) or rows (distinct counts).
+extern const CLI::Validator size_value;
+extern const CLI::Validator size_list;
+extern const CLI::Validator size_list_or_auto;
+extern const CLI::Validator size_list_or_rows;
 // A real option's range, with a short message.
 CLI::Validator real_in(double lo, double hi);
 // When parsing failed on a word that names no command at its place ("weave

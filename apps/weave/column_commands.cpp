@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <ios>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,10 +74,14 @@ std::vector<column_type> parse_type_list(const std::string& list, char sep) {
 column::table_recipe parse_recipe(const std::string& spec) {
   column::table_recipe r;
   bool distinct_given = false;
+  std::vector<std::string> seen;
   for (const auto& item : split_outside_parentheses(spec, ',')) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos) throw std::invalid_argument(fmt::format("'{}' in --generate is not key=value", item));
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw std::invalid_argument(fmt::format("--generate gives '{}' twice", key));
+    seen.push_back(key);
     if (key == "rows") {
       r.rows = parse_size(val);
     } else if (key == "columns") {
@@ -95,6 +101,9 @@ column::table_recipe parse_recipe(const std::string& spec) {
     }
   }
   if (!distinct_given) r.distinct = r.rows;
+  if (r.types.size() > r.columns) {
+    throw std::invalid_argument(fmt::format("--generate lists {} types for {} columns", r.types.size(), r.columns));
+  }
   return r;
 }
 
@@ -154,7 +163,7 @@ struct execution {
   void add(CLI::App& app) {
     app.add_option("--variant", variant, "sequential | interleaved | auto")->capture_default_str();
     group_option = app.add_option("--group", group, "group size of the interleaved variant")
-                       ->check(CLI::Range(std::size_t{1}, interleaved_scheduler::max_group))
+                       ->check(unsigned_in(1, interleaved_scheduler::max_group))
                        ->capture_default_str();
   }
 
@@ -213,7 +222,14 @@ std::vector<std::string> read_value_lines(const std::string& path) {
   std::vector<std::string> lines;
   std::string line;
   std::streambuf* in = file.rdbuf();
-  for (int c = in->sbumpc();; c = in->sbumpc()) {
+  const auto next = [&] {
+    try {
+      return in->sbumpc();
+    } catch (const std::ios_base::failure&) {  // the device failed, not the text
+      throw std::runtime_error(fmt::format("cannot read '{}': a read error", path));
+    }
+  };
+  for (int c = next();; c = next()) {
     if (c == std::char_traits<char>::eof() || c == '\n') {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (c != std::char_traits<char>::eof() || !line.empty()) lines.push_back(std::move(line));
@@ -247,9 +263,11 @@ struct bench_cli {
   bool quiet = false;
 
   void add(CLI::App& app) {
-    app.add_option("--rows", rows, "rows of the table")->capture_default_str();
+    app.add_option("--rows", rows, "rows of the table")->capture_default_str()
+        ->check(size_value);
     app.add_option("--variants", variants, "sequential,interleaved,auto")->capture_default_str();
     app.add_option("--group", groups, "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
+        ->check(size_list_or_auto)
         ->capture_default_str();
     app.add_option("--repeat", repeat, "runs per variant, in turn: a line each, then their median and other aggregates")
         ->capture_default_str();
@@ -312,10 +330,12 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   auto* in_cmd = bench_app.add_subcommand("in-predicate", "COUNT(*) WHERE C IN (list): sequential vs interleaved locate");
   in->add(*in_cmd);
   in_cmd->add_option("--distinct", in->distinct, "distinct values (dictionary size); a comma list sweeps")
+      ->check(size_list)
       ->capture_default_str();
   in_cmd->add_option("--type", in->type, "int | bigint | decimal | varchar, or an SQL type")->capture_default_str();
   in_cmd->add_option("--fragment", in->fragment, "main | delta")->capture_default_str();
-  in_cmd->add_option("--values", in->values, "values in the IN list")->capture_default_str();
+  in_cmd->add_option("--values", in->values, "values in the IN list")->capture_default_str()
+        ->check(size_value);
   commands.add(in_cmd, [in] {
     bench::in_predicate_options o;
     in->fill(o, o.recipe);
@@ -340,11 +360,14 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   rc->distinct = "rows";
   auto* rc_cmd = bench_app.add_subcommand("reconstruct", "SELECT * of random rows: columns fetched sequentially or interleaved");
   rc->add(*rc_cmd);
-  rc_cmd->add_option("--columns", rc->columns, "columns of the table")->capture_default_str();
+  rc_cmd->add_option("--columns", rc->columns, "columns of the table")->capture_default_str()
+        ->check(size_value);
   rc_cmd->add_option("--types", rc->types, "int | bigint | decimal | varchar | mixed")->capture_default_str();
   rc_cmd->add_option("--distinct", rc->distinct, "distinct values per column ('rows': all distinct); a comma list sweeps")
+      ->check(size_list_or_rows)
       ->capture_default_str();
-  rc_cmd->add_option("--queries", rc->queries, "rows reconstructed per run")->capture_default_str();
+  rc_cmd->add_option("--queries", rc->queries, "rows reconstructed per run")->capture_default_str()
+        ->check(size_value);
   commands.add(rc_cmd, [rc] {
     bench::reconstruct_options o;
     rc->fill(o, o.recipe);
@@ -352,6 +375,9 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     o.recipe.types = bench::parse_column_types(rc->types);
     o.recipe.columns = parse_size(rc->columns);
     o.queries = parse_size(rc->queries);
+    if (rc->distinct == "rows" && o.recipe.rows > (std::size_t{1} << 32)) {
+      throw std::invalid_argument("--rows above 2^32 needs --distinct (at most 2^32 distinct values per column)");
+    }
     const auto sweep = rc->distinct == "rows" ? std::vector<std::size_t>{o.recipe.rows} : parse_sizes(rc->distinct);
     run_sweep(o, sweep, rc->plot, [](const auto& opts, const column::table& t) {
       return bench::run_reconstruct_bench(opts, t);
@@ -374,7 +400,8 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   qi->exec.add(*qi_cmd);
   qi_cmd->add_option("--column", qi->column, "the column C (default: the first)");
   qi_cmd->add_option("--values", qi->values_file, "file with one value per line");
-  qi_cmd->add_option("--random", qi->random, "use K values taken from random rows of C");
+  qi_cmd->add_option("--random", qi->random, "use K values taken from random rows of C")
+        ->check(size_value);
   qi_cmd->add_option("--seed", qi->seed, "random seed of --random")->capture_default_str();
   commands.add(qi_cmd, [qi] {
     if (qi->values_file.empty() == qi->random.empty()) {

@@ -46,11 +46,15 @@ struct lookup_cli {
   void add(CLI::App& app) {
     app.add_option("--structure", structure, "binary-search | binary-search-str | hash | btree")
         ->capture_default_str();
-    app.add_option("--keys", keys, "keys in the structure (suffixes: K M G, Ki Mi Gi)")->capture_default_str();
-    app.add_option("--lookups", lookups, "lookups per run")->capture_default_str();
-    app.add_option("--threads", threads, "comma-separated thread counts")->capture_default_str();
+    app.add_option("--keys", keys, "keys in the structure (suffixes: K M G, Ki Mi Gi)")->capture_default_str()
+        ->check(size_value);
+    app.add_option("--lookups", lookups, "lookups per run")->capture_default_str()
+        ->check(size_value);
+    app.add_option("--threads", threads, "comma-separated thread counts")->capture_default_str()
+        ->check(size_list);
     app.add_option("--variants", variants, "naive,gp,amac,coro,coro-task,coro-sequential,auto")->capture_default_str();
     app.add_option("--group", groups, "comma-separated group sizes, or 'auto' for the model's")
+        ->check(size_list_or_auto)
         ->capture_default_str();
     app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();
     app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")->capture_default_str();
@@ -59,6 +63,7 @@ struct lookup_cli {
         ->capture_default_str();
     app.add_option("--plot", plot, "write a PNG of ns per lookup against group size")->check(plot_path);
     app.add_option("--ceiling-bytes", ceiling_bytes, "buffer for the MLP ceiling probe; 0 skips it")
+        ->check(size_value)
         ->capture_default_str();
     app.add_flag("--quiet", quiet, "no progress on stderr");
   }
@@ -94,6 +99,8 @@ void run_lookup(const lookup_cli& cli) {
   validate(o);
   warn_if_more_threads_than_cpus(o.threads);
   const std::size_t ceiling_bytes = parse_size(cli.ceiling_bytes);
+  if (ceiling_bytes > 0 && ceiling_bytes < mlp_probe::min_bytes)
+    throw std::invalid_argument("--ceiling-bytes must be 0 or at least 64 KiB");
   require_memory(saturating_add(estimated_bytes(o.spec), ceiling_bytes), "this benchmark");
   print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
 
@@ -119,7 +126,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   auto* demo = app.add_subcommand("demo", "tour weave on DRAM-sized structures (a few minutes)");
   demo->add_option("--scale", demo_options->scale, "multiply every structure size by this")
       ->check(real_in(0.001, 1000));
-  demo->add_option("--repeat", demo_options->repeat, "runs per configuration")->check(CLI::Range(1, 100));
+  demo->add_option("--repeat", demo_options->repeat, "runs per configuration")->check(unsigned_in(1, 100));
   commands.add(demo, [demo_options] {
     require_memory(demo_bytes(*demo_options), "weave demo at this --scale");
     fmt::print("{}\n", describe_context(bench_context(1)));
@@ -142,13 +149,16 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   };
   auto mlp = std::make_shared<mlp_cli>();
   auto* mlp_cmd = bench.add_subcommand("mlp", "ns per DRAM miss with 1..64 independent chains");
-  mlp_cmd->add_option("--bytes", mlp->bytes, "buffer size")->capture_default_str();
-  mlp_cmd->add_option("--chains", mlp->chains, "comma-separated chain counts (1..64)")->capture_default_str();
+  mlp_cmd->add_option("--bytes", mlp->bytes, "buffer size")->capture_default_str()
+        ->check(size_value);
+  mlp_cmd->add_option("--chains", mlp->chains, "comma-separated chain counts (1..64)")->capture_default_str()
+        ->check(size_list);
   mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count: a line each, then their aggregates")
       ->capture_default_str();
   mlp_cmd->add_flag("--quiet", mlp->quiet, "no progress on stderr");
   commands.add(mlp_cmd, [mlp] {
     const std::size_t bytes = parse_size(mlp->bytes);
+    if (bytes < mlp_probe::min_bytes) throw std::invalid_argument("--bytes must be at least 64 KiB");
     const auto chains = parse_sizes(mlp->chains);
     for (std::size_t c : chains)
       if (c < 1 || c > 64) throw std::invalid_argument(fmt::format("chain count {} is outside 1..64", c));
@@ -184,9 +194,13 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   auto* model_cmd = bench.add_subcommand("model", "the analytical model's prediction against a group sweep");
   model_cmd->add_option("--structure", model->structure, "binary-search | binary-search-str | hash | btree")
       ->capture_default_str();
-  model_cmd->add_option("--keys", model->keys, "keys in the structure")->capture_default_str();
-  model_cmd->add_option("--lookups", model->lookups, "lookups per run")->capture_default_str();
-  model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")->capture_default_str();
+  model_cmd->add_option("--keys", model->keys, "keys in the structure")->capture_default_str()
+        ->check(size_value);
+  model_cmd->add_option("--lookups", model->lookups, "lookups per run")->capture_default_str()
+        ->check(size_value);
+  model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")
+      ->check(size_list)
+      ->capture_default_str();
   model_cmd->add_option("--seed", model->seed, "random seed")->capture_default_str();
   model_cmd->add_option("--repeat", model->repeat, "runs per measurement")->capture_default_str();
   model_cmd->add_option("--plot", model->plot, "write a PNG of measured and predicted ns per lookup")->check(plot_path);

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   weave::cli::add_column_commands(*bench, *query, commands);
   weave::cli::add_txn_commands(*bench, commands);
   weave::cli::add_tasks_commands(*bench, commands);
-  weave::cli::require_plain_numbers(app);
+  weave::cli::require_plain_values(app);
 
   try {
     app.parse(argc, argv);

@@ -30,12 +30,15 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
   };
   auto b = std::make_shared<blink_cli>();
   auto* cmd = bench_app.add_subcommand("blink", "the Blink-tree on the task runtime, YCSB-style");
-  cmd->add_option("--records", b->records, "records (a and c load them first)")->capture_default_str();
+  cmd->add_option("--records", b->records, "records (a and c load them first)")->capture_default_str()
+        ->check(size_value);
   cmd->add_option("--workload", b->workload, "insert (the load phase) | a (50% updates) | c (lookups)")
       ->capture_default_str();
   cmd->add_option("--theta", b->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
-  cmd->add_option("--workers", b->workers, "comma-separated worker counts (one per core)")->capture_default_str();
+  cmd->add_option("--workers", b->workers, "comma-separated worker counts (one per core)")->capture_default_str()
+        ->check(size_list);
   cmd->add_option("--prefetch-distance", b->distances, "comma-separated prefetch distances; 0 is off")
+        ->check(size_list)
       ->capture_default_str();
   cmd->add_option("--sync", b->syncs, "comma-separated: latch, rwlatch, schedule, optimistic")->capture_default_str();
   cmd->add_option("--baseline", b->baselines,

@@ -37,16 +37,19 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   };
   auto y = std::make_shared<ycsb_cli>();
   auto* cmd = bench_app.add_subcommand("ycsb", "YCSB transactions in every execution mode");
-  cmd->add_option("--records", y->records, "records in the table")->capture_default_str();
+  cmd->add_option("--records", y->records, "records in the table")->capture_default_str()
+        ->check(size_value);
   cmd->add_option("--key-bytes", y->key_bytes, "8: integer keys; 9 to 47: byte-string keys \"user\" and digits")->capture_default_str();
   cmd->add_option("--value-bytes", y->value_bytes, "value size")->capture_default_str();
   cmd->add_option("--workload", y->workload, "read | update | rmw | mixed | scan")->capture_default_str();
   cmd->add_option("--ops-per-txn", y->ops_per_txn, "operations per transaction")->capture_default_str();
   cmd->add_option("--scan-length", y->scan_length, "records per scan")->capture_default_str();
   cmd->add_option("--theta", y->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
-  cmd->add_option("--threads", y->threads, "comma-separated worker thread counts")->capture_default_str();
+  cmd->add_option("--threads", y->threads, "comma-separated worker thread counts")->capture_default_str()
+        ->check(size_list);
   cmd->add_option("--batch", y->batches, "comma-separated batch sizes (transactions in flight per worker)")
-      ->capture_default_str();
+      ->capture_default_str()
+        ->check(size_list);
   cmd->add_flag("--pipeline", y->pipeline, "refill a finished transaction's slot at once instead of strict batches");
   cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
   cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
@@ -54,7 +57,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--modes", y->modes, "naive,prefetch,multi-key,coro-nested,coro")->capture_default_str();
   cmd->add_option("--isolation", y->isolation, "si | ssn")->capture_default_str();
   cmd->add_option("--retry", y->retries, "run an aborted transaction again, up to this many times")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+      ->check(unsigned_in(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
   cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
@@ -107,8 +110,10 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_option("--warehouses", c->warehouses, "warehouses (about 130 MB each)")->capture_default_str();
   tpcc_cmd->add_option("--mix", c->mix, "tpcc | tpccr (read-only) | tpcch (with Q2*) | percentages by kind, e.g. q2=100")->capture_default_str();
   tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")->capture_default_str();
-  tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str();
-  tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str();
+  tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str()
+        ->check(size_list);
+  tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str()
+        ->check(size_list);
   tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
   tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
   tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
@@ -117,7 +122,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   tpcc_cmd->add_option("--isolation", c->isolation, "si | ssn")->capture_default_str();
   tpcc_cmd->add_option("--retry", c->retries, "run an aborted transaction again (same inputs), up to this many times")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+      ->check(unsigned_in(0, 1000000))
       ->capture_default_str();
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();

@@ -63,7 +63,7 @@ void validate(const workload_spec& spec) {
   with_traits(spec.structure, [](auto) { return 0; });
   if (spec.keys == 0) throw std::invalid_argument("--keys must be at least 1");
   if (spec.lookups == 0) throw std::invalid_argument("--lookups must be at least 1");
-  if (spec.distribution == key_chooser::distribution::zipf && !(spec.theta > 0 && spec.theta < 1))
+  if (!(spec.theta > 0 && spec.theta < 1))
     throw std::invalid_argument("--theta must be in (0, 1)");
 }
 

@@ -89,6 +89,9 @@ void validate(const ycsb_options& o) {
     throw std::invalid_argument("the mixed workload needs at least 2 operations per transaction");
   }
   if (o.scan_length < 1) throw std::invalid_argument("--scan-length must be at least 1");
+  if (o.workload == ycsb_workload::scan && o.scan_length > o.records) {
+    throw std::invalid_argument("--scan-length must not exceed --records");
+  }
   if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
   if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
   for (std::size_t t : o.threads)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <ios>
 #include <stdexcept>
 #include <string_view>
 
@@ -114,6 +115,7 @@ bool csv_reader::next(std::vector<std::string>& fields) {
       throw std::invalid_argument(fmt::format("line {}: a record longer than {} bytes", record_line_, max_csv_record_bytes));
     }
     const char ch = static_cast<char>(c);
+    if (ch == '\0') throw std::invalid_argument(fmt::format("line {}: a NUL byte (is this a text file?)", line_));
     // Outside quotes a comma ends the field and a line break (LF, CRLF or a lone CR) the record.
     if (at != state::quoted && (ch == ',' || ch == '\n' || ch == '\r')) {
       fields.push_back(std::move(field));
@@ -155,26 +157,28 @@ bool csv_reader::next(std::vector<std::string>& fields) {
   }
 }
 
-table load_csv(const std::string& path, const std::vector<column_type>& types) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+namespace {
+
+// The header and the rows of a CSV file, each row's fields by column, with
+// the line each row starts on.
+void read_records(const std::string& path, std::istream& in, const std::vector<column_type>& types,
+                  std::vector<std::string>& names, std::vector<std::vector<std::string>>& fields,
+                  std::vector<std::size_t>& line_of) {
   csv_reader reader(in);
-  std::vector<std::string> names;
   try {
     if (!reader.next(names)) throw std::invalid_argument(fmt::format("'{}' is empty: a header line is needed", path));
     if (names.size() > max_columns) {
       throw std::invalid_argument(fmt::format("line 1: {} columns; a table has at most {}", names.size(), max_columns));
     }
+    for (std::size_t c = 0; c < names.size(); ++c)
+      if (names[c].empty()) throw std::invalid_argument(fmt::format("line 1: column {} has no name", c + 1));
     if (!types.empty() && types.size() != names.size()) {
       throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
     }
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("{}: {}", path, e.what()));
   }
-  std::vector<std::vector<std::string>> fields(names.size());
-  std::vector<std::size_t> line_of;  // file line of each row
+  fields.assign(names.size(), {});
   std::vector<std::string> row;
   while (reader.next(row)) {
     if (row.size() == 1 && row[0].empty()) continue;  // a blank line
@@ -184,6 +188,23 @@ table load_csv(const std::string& path, const std::vector<column_type>& types) {
     }
     for (std::size_t c = 0; c < row.size(); ++c) fields[c].push_back(std::move(row[c]));
     line_of.push_back(reader.line());
+  }
+}
+
+}  // namespace
+
+table load_csv(const std::string& path, const std::vector<column_type>& types) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> fields;
+  std::vector<std::size_t> line_of;  // file line of each row
+  try {
+    read_records(path, in, types, names, fields, line_of);
+  } catch (const std::ios_base::failure&) {  // the device failed, not the text
+    throw std::runtime_error(fmt::format("cannot read '{}': a read error", path));
   }
   if (line_of.empty()) throw std::invalid_argument(fmt::format("'{}' has no rows", path));
 

@@ -15,6 +15,15 @@ expect_usage_error() {
     echo "ok: weave $*: $err"
   fi
 }
+expect_message() {  # words the one-line error must hold, then the command
+  local want=$1 err
+  shift
+  err=$("$weave" "$@" 2>&1 >/dev/null)
+  case "$err" in
+    *"$want"*) echo "ok: weave $* says '$want'" ;;
+    *) echo "FAIL: weave $*: wanted '$want' in: $err"; status=1 ;;
+  esac
+}
 expect_usage_error bench lookup --structure skiplist
 expect_usage_error bench lookup --variants naive,fastest
 expect_usage_error bench lookup --lookups 0
@@ -109,6 +118,27 @@ expect_usage_error demo --scale nan
 expect_usage_error demo --scale 1e30
 expect_usage_error demo --scale 0
 expect_usage_error demo --scale 1000
+# Class: options with a range take plain numbers too; an empty value is not "not given".
+expect_usage_error bench ycsb --retry ' 5'
+expect_usage_error bench ycsb --retry 010
+expect_usage_error bench tpcc --retry 0x10
+expect_usage_error query in --generate rows=10 --random 1 --variant interleaved --group 010
+expect_usage_error demo --repeat 010
+expect_usage_error query in --generate rows=10 --random 1 --types ''
+expect_usage_error query in --generate '' --random 1
+expect_usage_error bench blink --baseline ''
+expect_usage_error bench lookup --theta 5
+expect_usage_error bench ycsb --workload scan --records 20K --scan-length 100000
+expect_usage_error query in --generate rows=100,rows=200 --random 1
+expect_usage_error query in --generate columns=2,types=int+int+int --random 1
+expect_usage_error bench lookup --ceiling-bytes 7
+expect_usage_error bench reconstruct --rows 9223372036854775808
+expect_usage_error bench lookup --plot /proc/weave-test.png
+expect_usage_error --foo
+expect_usage_error bench --foo
+expect_message "--keys: 'abc' is not a size" bench lookup --keys abc
+expect_message "--threads: empty item" bench ycsb --threads 1,,2
+expect_message "'--foo' is not an option of 'weave bench'" bench --foo
 # Class: messages that name the problem.
 expect_usage_error frobnicate
 expect_usage_error bench frobnicate
@@ -121,15 +151,6 @@ expect_usage_error query in --generate rows=10 --values /dev/null
 expect_usage_error query in --generate rows=10 --values /dev/zero
 expect_usage_error query in --csv / --random 1
 expect_usage_error query in --csv /dev/zero --random 1
-expect_message() {  # words the one-line error must hold, then the command
-  local want=$1 err
-  shift
-  err=$("$weave" "$@" 2>&1 >/dev/null)
-  case "$err" in
-    *"$want"*) echo "ok: weave $* says '$want'" ;;
-    *) echo "FAIL: weave $*: wanted '$want' in: $err"; status=1 ;;
-  esac
-}
 expect_message "'frobnicate' is not a command of 'weave bench'" bench frobnicate
 expect_message "DECIMAL precision must be 1..18" bench in-predicate --type 'DECIMAL(99,99)'
 expect_message "is a directory" query in --csv / --random 1
@@ -137,6 +158,10 @@ expect_message "holds no values" query in --generate rows=10 --values /dev/null
 # Class: CSV as RFC 4180 has it (the parser's own cases are in tests/column/csv_test.cpp).
 csv=$(mktemp)
 printf 'id,note\n1,"ab"cd\n' > "$csv"
+expect_usage_error query in --csv "$csv" --random 1
+printf 'a,,c\n1,2,3\n' > "$csv"
+expect_usage_error query in --csv "$csv" --random 1
+printf 'a,b\n1,x\0y\n' > "$csv"
 expect_usage_error query in --csv "$csv" --random 1
 printf '\xef\xbb\xbfid,note\r\n1,"two\r\nlines"\r\n' > "$csv"
 out=$("$weave" query row --csv "$csv" --key 1 --quiet 2>&1)

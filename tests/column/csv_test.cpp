@@ -85,12 +85,16 @@ TEST(csv_reader, refuses_text_around_quotes) {
   EXPECT_EQ(read_all("\"a\"\"b\",c\n"), (records{{"a\"b", "c"}}));
 }
 
+TEST(csv_reader, refuses_a_nul_byte) {
+  EXPECT_THROW(read_all(std::string("a,b\n1,x\0y\n", 10)), std::invalid_argument);
+}
+
 TEST(csv_reader, skips_a_byte_order_mark) {
   EXPECT_EQ(read_all("\xEF\xBB\xBFid,name\n1,x\n"), (records{{"id", "name"}, {"1", "x"}}));
 }
 
 TEST(csv_reader, bounds_a_record) {
-  const std::string endless(max_csv_record_bytes + 10, '\0');
+  const std::string endless(max_csv_record_bytes + 10, 'x');
   EXPECT_THROW(read_all(endless), std::invalid_argument);
   const std::string long_field = "\"" + std::string(max_csv_record_bytes, 'x') + "\"\n";
   EXPECT_THROW(read_all(long_field), std::invalid_argument);
@@ -109,6 +113,12 @@ TEST(load_csv, takes_line_breaks_inside_quoted_values) {
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.column(1).name, "note");
   EXPECT_EQ(t.row(0)[1], value(std::string("two\r\nlines")));
+}
+
+TEST(load_csv, refuses_a_column_with_no_name) {
+  const std::string path = temp_file("a,,c\n1,2,3\n");
+  EXPECT_THROW(load_csv(path), std::invalid_argument);
+  std::filesystem::remove(path);
 }
 
 TEST(load_csv, refuses_a_directory_and_an_endless_input) {
