@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake ninja-build g++ clang-19 libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib pkgconf)
+packages=(cmake ninja-build g++ clang-19 libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libxxhash-dev python3-matplotlib pkgconf)
 
 install_missing() {
   local missing=()

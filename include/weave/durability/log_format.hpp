@@ -1,0 +1,106 @@
+#pragma once
+// The redo log's bytes. A log is a directory of segment files
+// (wal-000001.log, wal-000002.log, ...), each a run of groups; a group is
+// what one write and one fdatasync make durable together (group commit):
+//
+//   header (40 bytes, little-endian)
+//     magic "WVLG", format version, header size,
+//     payload bytes, transactions, first and last commit timestamp,
+//     checksum: XXH3-64 of the header's other fields and the payload
+//   payload: the transactions, one after the other
+//     commit timestamp (8), writes (4), then per write
+//       table id (4), operation (1: put or remove), key bytes (2),
+//       value bytes (4), the key, the value
+//   padding to a multiple of 8 bytes (zeros)
+//
+// A group whose checksum does not match is either the torn tail of the last
+// segment (a crash in the middle of its write: only the group being written
+// can be torn, because the next one is written after it is synced) or
+// damage, which recovery reports rather than skips.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weave::durability {
+
+inline constexpr std::uint32_t group_magic = 0x474c5657;  // "WVLG" read as little-endian bytes
+inline constexpr std::uint16_t format_version = 1;
+inline constexpr std::size_t group_header_bytes = 40;
+// A group larger than this is refused when read: its length field is damaged.
+inline constexpr std::size_t max_group_bytes = std::size_t{1} << 30;
+
+enum class write_op : std::uint8_t { put = 0, remove = 1 };
+
+// One write of a committed transaction, as logged: the value is empty for a
+// removal.
+struct logged_write {
+  std::uint32_t table;
+  write_op op;
+  std::string_view key;
+  std::string_view value;
+};
+
+// A transaction read back from the log; its views point into the segment
+// being read.
+struct logged_transaction {
+  std::uint64_t commit;
+  std::vector<logged_write> writes;
+};
+
+// A log that cannot be trusted: damage before the tail, a group from another
+// format version, a payload that does not parse.
+class log_corruption : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Collects committed transactions into the next group.
+class group_builder {
+ public:
+  // Appends a transaction. Throws std::length_error for a key longer than
+  // 65535 bytes or a value longer than 2^32-1.
+  void add(std::uint64_t commit, std::span<const logged_write> writes);
+  bool empty() const noexcept { return transactions_ == 0; }
+  std::size_t transactions() const noexcept { return transactions_; }
+  // The payload so far, without header.
+  std::size_t payload_bytes() const noexcept { return payload_.size(); }
+  // Moves `other`'s transactions after this one's (one group per flush: only
+  // the last group of a log can then be torn).
+  void take(group_builder& other);
+  // The group's bytes (header, payload, padding), ready to write; the
+  // builder is empty afterwards.
+  std::string seal();
+
+ private:
+  std::string payload_;
+  std::uint32_t transactions_ = 0;
+  std::uint64_t first_ = 0, last_ = 0;
+};
+
+// What decode_group() finds at an offset of a segment.
+enum class group_state { complete, incomplete, damaged };
+
+struct group_view {
+  group_state state;
+  std::size_t bytes = 0;  // the whole group with its padding (complete groups)
+  std::uint32_t transactions = 0;
+  std::uint64_t first_commit = 0, last_commit = 0;
+  std::string_view payload;
+};
+
+// Reads the group at the start of `bytes`: complete (the checksum matches),
+// incomplete (the bytes end before the group does) or damaged (anything
+// else). Throws log_corruption for a complete group of another format
+// version.
+group_view decode_group(std::string_view bytes);
+
+// The transactions of a complete group's payload; throws log_corruption if
+// it does not parse (a checksum collision or a bug, never a torn write).
+std::vector<logged_transaction> decode_transactions(const group_view& group);
+
+}  // namespace weave::durability

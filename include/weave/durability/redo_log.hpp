@@ -1,0 +1,105 @@
+#pragma once
+// Group commit. Workers append committed transactions to buffers of their
+// own (a lock per buffer, which only the flusher also takes: no lock shared
+// by the workers); a flusher thread gathers the buffers every group window,
+// or sooner when one fills, writes them as one group and syncs it. Each
+// append returns a ticket, the flush round its transaction goes out with;
+// the transaction is durable once that round is.
+//
+// Modes: under `sync` a commit is acknowledged only when durable (a
+// coroutine suspends until then and its worker runs other transactions; a
+// sequential caller waits); under `async` it is acknowledged at once and a
+// crash may lose the last group window; `off` keeps no log at all (the
+// engine then has no redo_log).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+
+#include "weave/durability/log_format.hpp"
+#include "weave/durability/log_writer.hpp"
+
+namespace weave::durability {
+
+enum class durability_mode { off, async, sync };
+
+struct log_options {
+  durability_mode mode = durability_mode::sync;
+  // The longest a commit waits for its group (sync), or the most a crash
+  // may lose (async).
+  std::chrono::microseconds group_window{200};
+  // A buffer this full wakes the flusher before the window ends.
+  std::size_t group_bytes = std::size_t{1} << 20;
+  std::size_t segment_bytes = std::size_t{64} << 20;
+};
+
+class redo_log {
+ public:
+  // A worker's buffer; join() once per worker thread, keep it for the log's life.
+  class buffer {
+   private:
+    friend class redo_log;
+    std::mutex mutex_;
+    group_builder builder_;
+  };
+
+  // Starts a new segment in `directory` (which must exist) and the flusher.
+  // Throws std::system_error if the segment cannot be created.
+  redo_log(const std::filesystem::path& directory, log_options options);
+  // Flushes what is buffered and stops the flusher.
+  ~redo_log();
+  redo_log(const redo_log&) = delete;
+  redo_log& operator=(const redo_log&) = delete;
+
+  buffer& join();
+
+  // Buffers a committed transaction; returns its ticket.
+  std::uint64_t append(buffer& b, std::uint64_t commit, std::span<const logged_write> writes);
+  // Whether the transaction with `ticket` is durable.
+  bool durable(std::uint64_t ticket) const noexcept {
+    return durable_round_.load(std::memory_order_acquire) >= ticket;
+  }
+  // Waits until it is; false if the log failed first (the commit must not be
+  // acknowledged).
+  bool wait_durable(std::uint64_t ticket);
+  // A write or sync failed: nothing appended since is or will be durable.
+  bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
+  // The failure, for a message.
+  std::string failure() const;
+
+  const log_options& options() const noexcept { return options_; }
+  std::uint64_t bytes_written() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  std::uint64_t groups_written() const noexcept { return groups_.load(std::memory_order_relaxed); }
+
+ private:
+  void flusher();
+  // One round: gathers every buffer, writes and syncs the group.
+  void flush_round();
+
+  log_options options_;
+  log_writer writer_;
+  std::mutex buffers_mutex_;  // join() and the flusher's walk over the list
+  std::deque<buffer> buffers_;
+  alignas(64) std::atomic<std::uint64_t> open_round_{1};
+  alignas(64) std::atomic<std::uint64_t> durable_round_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> hurry_{false};
+  std::atomic<std::uint64_t> bytes_{0}, groups_{0};
+  mutable std::mutex failure_mutex_;
+  std::string failure_;
+  std::mutex wake_mutex_;  // the flusher's sleep and the waiters' (sequential commits)
+  std::condition_variable wake_;    // the flusher: a window ended, a buffer filled, stop
+  std::condition_variable flushed_;  // the waiters: a round is durable, or the log failed
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace weave::durability

@@ -1,0 +1,172 @@
+#include "weave/durability/log_format.hpp"
+
+#include <fmt/format.h>
+
+// Inline: the library's users link no xxHash of their own. On x86-64, SSE2
+// (which every x86-64 has): the AVX-512 path, inlined into our code, makes
+// g++ 12 warn inside its own intrinsics headers, and SSE2 hashes faster than
+// the disk writes.
+#define XXH_INLINE_ALL
+#if defined(__x86_64__)
+#define XXH_VECTOR XXH_SSE2
+#endif
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace weave::durability {
+
+namespace {
+
+// Little-endian fields, whatever the machine (x86 is one already).
+template <class T>
+void put(std::string& out, T v) {
+  for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+template <class T>
+T get(std::string_view in, std::size_t at) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) v |= std::uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
+  return static_cast<T>(v);
+}
+
+constexpr std::size_t checksum_at = 32;  // the header's last field
+
+std::uint64_t checksum(std::string_view header, std::string_view payload) {
+  const std::uint64_t seed = XXH3_64bits(header.data(), checksum_at);
+  return XXH3_64bits_withSeed(payload.data(), payload.size(), seed);
+}
+
+constexpr std::size_t padded(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+
+}  // namespace
+
+void group_builder::add(std::uint64_t commit, std::span<const logged_write> writes) {
+  for (const logged_write& w : writes) {
+    if (w.key.size() > 0xffff) throw std::length_error("a logged key is longer than 65535 bytes");
+    if (w.value.size() > 0xffffffffu) throw std::length_error("a logged value is longer than 2^32-1 bytes");
+  }
+  put<std::uint64_t>(payload_, commit);
+  put<std::uint32_t>(payload_, static_cast<std::uint32_t>(writes.size()));
+  for (const logged_write& w : writes) {
+    put<std::uint32_t>(payload_, w.table);
+    put<std::uint8_t>(payload_, static_cast<std::uint8_t>(w.op));
+    put<std::uint16_t>(payload_, static_cast<std::uint16_t>(w.key.size()));
+    put<std::uint32_t>(payload_, static_cast<std::uint32_t>(w.value.size()));
+    payload_.append(w.key);
+    payload_.append(w.value);
+  }
+  first_ = transactions_ == 0 ? commit : std::min(first_, commit);
+  last_ = std::max(last_, commit);
+  ++transactions_;
+}
+
+void group_builder::take(group_builder& other) {
+  if (other.transactions_ == 0) return;
+  payload_.append(other.payload_);
+  first_ = transactions_ == 0 ? other.first_ : std::min(first_, other.first_);
+  last_ = std::max(last_, other.last_);
+  transactions_ += other.transactions_;
+  other.payload_.clear();
+  other.transactions_ = 0;
+  other.first_ = other.last_ = 0;
+}
+
+std::string group_builder::seal() {
+  std::string out;
+  out.reserve(group_header_bytes + padded(payload_.size()));
+  put<std::uint32_t>(out, group_magic);
+  put<std::uint16_t>(out, format_version);
+  put<std::uint16_t>(out, static_cast<std::uint16_t>(group_header_bytes));
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(payload_.size()));
+  put<std::uint32_t>(out, transactions_);
+  put<std::uint64_t>(out, first_);
+  put<std::uint64_t>(out, last_);
+  put<std::uint64_t>(out, checksum(out, payload_));
+  out.append(payload_);
+  out.resize(group_header_bytes + padded(payload_.size()), '\0');
+  payload_.clear();
+  transactions_ = 0;
+  first_ = last_ = 0;
+  return out;
+}
+
+group_view decode_group(std::string_view bytes) {
+  group_view g{group_state::incomplete, 0, 0, 0, 0, {}};
+  if (bytes.size() < group_header_bytes) {
+    // A header cut short is a torn write only if what is there could begin one.
+    const std::size_t n = std::min<std::size_t>(bytes.size(), 4);
+    std::string magic;
+    put<std::uint32_t>(magic, group_magic);
+    if (std::memcmp(bytes.data(), magic.data(), n) != 0) g.state = group_state::damaged;
+    return g;
+  }
+  const std::size_t payload_bytes = get<std::uint32_t>(bytes, 8);
+  if (get<std::uint32_t>(bytes, 0) != group_magic || get<std::uint16_t>(bytes, 6) != group_header_bytes ||
+      payload_bytes > max_group_bytes) {
+    g.state = group_state::damaged;
+    return g;
+  }
+  const std::size_t total = group_header_bytes + padded(payload_bytes);
+  if (bytes.size() < total) return g;  // incomplete
+  const std::string_view payload = bytes.substr(group_header_bytes, payload_bytes);
+  for (std::size_t i = group_header_bytes + payload_bytes; i < total; ++i) {
+    if (bytes[i] != '\0') {  // the padding is not checksummed, but it is known
+      g.state = group_state::damaged;
+      return g;
+    }
+  }
+  if (checksum(bytes.substr(0, group_header_bytes), payload) != get<std::uint64_t>(bytes, checksum_at)) {
+    g.state = group_state::damaged;
+    return g;
+  }
+  if (get<std::uint16_t>(bytes, 4) != format_version) {
+    throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
+                                     get<std::uint16_t>(bytes, 4), format_version));
+  }
+  g.state = group_state::complete;
+  g.bytes = total;
+  g.transactions = get<std::uint32_t>(bytes, 12);
+  g.first_commit = get<std::uint64_t>(bytes, 16);
+  g.last_commit = get<std::uint64_t>(bytes, 24);
+  g.payload = payload;
+  return g;
+}
+
+std::vector<logged_transaction> decode_transactions(const group_view& group) {
+  const std::string_view p = group.payload;
+  std::size_t at = 0;
+  const auto need = [&](std::size_t n) {
+    if (p.size() - at < n) throw log_corruption("a log group's payload ends inside a transaction");
+  };
+  std::vector<logged_transaction> out;
+  out.reserve(group.transactions);
+  for (std::uint32_t t = 0; t < group.transactions; ++t) {
+    need(12);
+    logged_transaction txn{get<std::uint64_t>(p, at), {}};
+    const std::uint32_t writes = get<std::uint32_t>(p, at + 8);
+    at += 12;
+    for (std::uint32_t i = 0; i < writes; ++i) {
+      need(11);
+      logged_write w{get<std::uint32_t>(p, at), static_cast<write_op>(get<std::uint8_t>(p, at + 4)), {}, {}};
+      if (w.op != write_op::put && w.op != write_op::remove) throw log_corruption("a logged write of unknown kind");
+      const std::size_t key_bytes = get<std::uint16_t>(p, at + 5);
+      const std::size_t value_bytes = get<std::uint32_t>(p, at + 7);
+      at += 11;
+      need(key_bytes);
+      w.key = p.substr(at, key_bytes);
+      at += key_bytes;
+      need(value_bytes);
+      w.value = p.substr(at, value_bytes);
+      at += value_bytes;
+      txn.writes.push_back(w);
+    }
+    out.push_back(std::move(txn));
+  }
+  if (at != p.size()) throw log_corruption("a log group's payload has bytes after its last transaction");
+  return out;
+}
+
+}  // namespace weave::durability

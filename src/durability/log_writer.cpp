@@ -1,0 +1,100 @@
+#include "weave/durability/log_writer.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <system_error>
+
+namespace weave::durability {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw std::system_error(errno, std::generic_category(), what); }
+
+// A new file's name is durable once its directory is synced.
+void sync_directory(const std::filesystem::path& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open log directory " + directory.string());
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  if (rc != 0) fail("cannot sync log directory " + directory.string());
+}
+
+}  // namespace
+
+std::string segment_name(std::uint64_t number) { return fmt::format("wal-{:06}.log", number); }
+
+std::uint64_t segment_number(std::string_view name) {
+  if (!name.starts_with("wal-") || !name.ends_with(".log") || name.size() < 4 + 6 + 4) return 0;
+  const std::string_view digits = name.substr(4, name.size() - 8);
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc{} || end != digits.data() + digits.size()) return 0;
+  return n;
+}
+
+log_writer::log_writer(std::filesystem::path directory, std::size_t segment_bytes)
+    : directory_(std::move(directory)), segment_bytes_(segment_bytes) {
+  std::uint64_t last = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
+    last = std::max(last, segment_number(entry.path().filename().string()));
+  }
+  open_segment(last + 1);
+}
+
+log_writer::~log_writer() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void log_writer::open_segment(std::uint64_t number) {
+  const std::filesystem::path path = directory_ / segment_name(number);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create log segment " + path.string());
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+  segment_ = number;
+  segment_used_ = 0;
+  sync_directory(directory_);
+}
+
+void log_writer::append(std::string_view group) {
+  if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
+  if (segment_used_ > 0 && segment_used_ + group.size() > segment_bytes_) {
+    sync();
+    open_segment(segment_ + 1);
+  }
+  std::size_t done = 0;
+  while (done < group.size()) {
+    const ssize_t n = ::write(fd_, group.data() + done, group.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      failed_ = true;
+      // A part of the group may be in the file: the next sync must not make
+      // it durable as if whole, and the writer is done for (the engine stops
+      // acknowledging commits).
+      fail(fmt::format("cannot write {} bytes to log segment {}", group.size(), segment_name(segment_)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  segment_used_ += group.size();
+  total_bytes_ += group.size();
+  synced_ = false;
+}
+
+void log_writer::sync() {
+  if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
+  if (synced_) return;
+  // After a failed fdatasync the kernel may have dropped the dirty pages:
+  // nothing written since the last good sync can be trusted.
+  if (::fdatasync(fd_) != 0) failed_ = true;
+  if (failed_) fail("cannot sync log segment " + segment_name(segment_));
+  synced_ = true;
+}
+
+}  // namespace weave::durability

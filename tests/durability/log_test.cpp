@@ -1,0 +1,232 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "weave/durability/log_format.hpp"
+#include "weave/durability/log_reader.hpp"
+#include "weave/durability/log_writer.hpp"
+
+namespace weave::durability {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The oracle's copy of a transaction: owned strings, compared field by field.
+struct write_copy {
+  std::uint32_t table;
+  write_op op;
+  std::string key, value;
+  bool operator==(const write_copy&) const = default;
+};
+struct txn_copy {
+  std::uint64_t commit;
+  std::vector<write_copy> writes;
+  bool operator==(const txn_copy&) const = default;
+};
+
+txn_copy copy_of(const logged_transaction& t) {
+  txn_copy c{t.commit, {}};
+  for (const logged_write& w : t.writes) c.writes.push_back({w.table, w.op, std::string(w.key), std::string(w.value)});
+  return c;
+}
+
+txn_copy random_txn(std::mt19937_64& rng, std::uint64_t commit) {
+  txn_copy t{commit, {}};
+  const std::size_t writes = rng() % 6;  // a read-only transaction logs nothing, but the format allows it
+  for (std::size_t i = 0; i < writes; ++i) {
+    write_copy w{static_cast<std::uint32_t>(rng() % 4), rng() % 5 == 0 ? write_op::remove : write_op::put, {}, {}};
+    w.key.resize(1 + rng() % 40);
+    for (char& c : w.key) c = static_cast<char>(rng());
+    if (w.op == write_op::put) {
+      w.value.resize(rng() % 300);
+      for (char& c : w.value) c = static_cast<char>(rng());
+    }
+    t.writes.push_back(std::move(w));
+  }
+  return t;
+}
+
+std::string seal(const std::vector<txn_copy>& txns) {
+  group_builder b;
+  for (const txn_copy& t : txns) {
+    std::vector<logged_write> ws;
+    for (const write_copy& w : t.writes) ws.push_back({w.table, w.op, w.key, w.value});
+    b.add(t.commit, ws);
+  }
+  return b.seal();
+}
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "weave-log-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~temp_dir() { fs::remove_all(path); }
+};
+
+std::vector<txn_copy> read_back(const fs::path& dir, log_scan* scan = nullptr, bool cut = false) {
+  std::vector<txn_copy> out;
+  const log_scan s = read_log(dir, [&](const logged_transaction& t) { out.push_back(copy_of(t)); }, cut);
+  if (scan != nullptr) *scan = s;
+  return out;
+}
+
+TEST(log, reads_back_what_was_written_across_segments) {
+  std::mt19937_64 rng(1);
+  for (int round = 0; round < 20; ++round) {
+    temp_dir dir;
+    std::vector<txn_copy> oracle;
+    {
+      log_writer writer(dir.path, 4096 + rng() % 8192);  // small segments: many rotations
+      std::uint64_t commit = 1;
+      const std::size_t groups = 1 + rng() % 30;
+      for (std::size_t g = 0; g < groups; ++g) {
+        std::vector<txn_copy> txns;
+        for (std::size_t t = 1 + rng() % 8; t > 0; --t) txns.push_back(random_txn(rng, commit++));
+        writer.append(seal(txns));
+        if (rng() % 3 == 0) writer.sync();
+        oracle.insert(oracle.end(), txns.begin(), txns.end());
+      }
+      writer.sync();
+    }
+    log_scan scan;
+    ASSERT_EQ(read_back(dir.path, &scan), oracle) << "round " << round;
+    EXPECT_EQ(scan.transactions, oracle.size());
+    EXPECT_EQ(scan.torn_bytes, 0u);
+  }
+}
+
+// Three groups in one segment, and where each ends.
+struct three_groups {
+  temp_dir dir;
+  std::vector<std::vector<txn_copy>> groups;
+  std::vector<std::size_t> ends;
+  fs::path segment;
+  three_groups() {
+    std::mt19937_64 rng(2);
+    log_writer writer(dir.path);
+    std::uint64_t commit = 1;
+    for (int g = 0; g < 3; ++g) {
+      std::vector<txn_copy> txns;
+      for (int t = 0; t < 3; ++t) txns.push_back(random_txn(rng, commit++));
+      const std::string bytes = seal(txns);
+      writer.append(bytes);
+      groups.push_back(txns);
+      ends.push_back((ends.empty() ? 0 : ends.back()) + bytes.size());
+    }
+    writer.sync();
+    segment = dir.path / segment_name(writer.segment());
+  }
+  // The transactions of the groups that end at or before `bytes`.
+  std::vector<txn_copy> complete_before(std::size_t bytes) const {
+    std::vector<txn_copy> out;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (ends[g] <= bytes) out.insert(out.end(), groups[g].begin(), groups[g].end());
+    return out;
+  }
+};
+
+TEST(log, a_torn_tail_at_any_byte_keeps_every_complete_group) {
+  three_groups log;
+  const std::string whole = [&] {
+    std::ifstream in(log.segment, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  for (std::size_t cut = 0; cut <= whole.size(); ++cut) {
+    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(whole.data(), static_cast<std::streamsize>(cut));
+    log_scan scan;
+    ASSERT_EQ(read_back(log.dir.path, &scan, true), log.complete_before(cut)) << "cut at " << cut;
+    std::size_t kept = 0;
+    for (std::size_t e : log.ends)
+      if (e <= cut) kept = e;
+    EXPECT_EQ(scan.torn_bytes, cut - kept) << "cut at " << cut;
+    EXPECT_EQ(fs::file_size(log.segment), kept) << "the torn tail was not cut off";
+  }
+}
+
+TEST(log, garbage_over_the_last_group_is_a_torn_tail) {
+  three_groups log;
+  std::mt19937_64 rng(3);
+  const std::string whole = [&] {
+    std::ifstream in(log.segment, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  for (int round = 0; round < 200; ++round) {
+    std::string bytes = whole;
+    const std::size_t from = log.ends[1] + rng() % (log.ends[2] - log.ends[1]);
+    for (std::size_t i = from; i < bytes.size(); ++i) bytes[i] = static_cast<char>(rng());
+    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    EXPECT_EQ(read_back(log.dir.path), log.complete_before(log.ends[1])) << "garbage from byte " << from;
+  }
+}
+
+TEST(log, a_flipped_byte_before_the_tail_is_reported_not_skipped) {
+  three_groups log;
+  const std::string whole = [&] {
+    std::ifstream in(log.segment, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  for (std::size_t at = 0; at < log.ends[1]; ++at) {
+    std::string bytes = whole;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
+    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    try {
+      read_back(log.dir.path);
+      ADD_FAILURE() << "a flipped byte at " << at << " went unnoticed";
+    } catch (const log_corruption& e) {
+      EXPECT_NE(std::string(e.what()).find(log.segment.filename().string()), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(log, damage_in_an_earlier_segment_is_reported) {
+  temp_dir dir;
+  std::mt19937_64 rng(4);
+  {
+    log_writer writer(dir.path, 1);  // every group in a segment of its own
+    for (std::uint64_t c = 1; c <= 3; ++c) writer.append(seal({random_txn(rng, c)}));
+    writer.sync();
+  }
+  const fs::path first = dir.path / segment_name(1);
+  const auto size = fs::file_size(first);
+  fs::resize_file(first, size - 1);  // torn, but not at the end of the log
+  EXPECT_THROW(read_back(dir.path), log_corruption);
+}
+
+TEST(log, a_failed_write_fails_every_later_call) {
+  temp_dir dir;
+  std::mt19937_64 rng(5);
+  log_writer writer(dir.path);
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);  // see the error instead of dying
+  struct rlimit small = old;
+  small.rlim_cur = 8192;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool failed = false;
+  std::uint64_t commit = 1;
+  for (int i = 0; i < 1000 && !failed; ++i) {
+    try {
+      writer.append(seal({random_txn(rng, commit++)}));
+    } catch (const std::system_error&) {
+      failed = true;
+    }
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, old_handler);
+  ASSERT_TRUE(failed) << "the file size limit was never reached";
+  EXPECT_THROW(writer.append(seal({random_txn(rng, commit++)})), std::system_error);
+  EXPECT_THROW(writer.sync(), std::system_error);
+}
+
+}  // namespace
+}  // namespace weave::durability

@@ -1,0 +1,128 @@
+#include "weave/durability/redo_log.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "weave/durability/log_reader.hpp"
+
+namespace weave::durability {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "weave-redo-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~temp_dir() { fs::remove_all(path); }
+};
+
+// Transaction `commit` writes key "k<commit>" with a value that says who wrote it.
+std::string key_of(std::uint64_t commit) { return "k" + std::to_string(commit); }
+std::string value_of(std::uint64_t commit) { return std::string(commit % 97, 'v') + std::to_string(commit * 31); }
+
+std::uint64_t append_one(redo_log& log, redo_log::buffer& b, std::uint64_t commit) {
+  const std::string key = key_of(commit), value = value_of(commit);
+  const logged_write w{static_cast<std::uint32_t>(commit % 3), write_op::put, key, value};
+  return log.append(b, commit, {&w, 1});
+}
+
+// Every transaction in the log, checked against what its commit says it wrote.
+std::multiset<std::uint64_t> commits_in(const fs::path& dir) {
+  std::multiset<std::uint64_t> out;
+  read_log(dir, [&](const logged_transaction& t) {
+    EXPECT_EQ(t.writes.size(), 1u);
+    EXPECT_EQ(t.writes[0].key, key_of(t.commit));
+    EXPECT_EQ(t.writes[0].value, value_of(t.commit));
+    out.insert(t.commit);
+  });
+  return out;
+}
+
+TEST(redo_log, every_acknowledged_commit_of_every_thread_is_in_the_log_once) {
+  temp_dir dir;
+  constexpr std::uint64_t threads = 4, per_thread = 3000;
+  {
+    log_options o;
+    o.group_window = std::chrono::microseconds(100);
+    o.group_bytes = 4096;  // full buffers wake the flusher early too
+    o.segment_bytes = 64 << 10;
+    redo_log log(dir.path, o);
+    std::vector<std::thread> pool;
+    std::atomic<std::uint64_t> refused{0};
+    for (std::uint64_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        redo_log::buffer& b = log.join();
+        for (std::uint64_t i = 0; i < per_thread; ++i) {
+          const std::uint64_t ticket = append_one(log, b, 1 + t * per_thread + i);
+          // Wait on some, as sync commits do; leave others, as async ones do.
+          if (i % 4 == 0 && !log.wait_durable(ticket)) refused.fetch_add(1);
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
+    EXPECT_EQ(refused.load(), 0u);
+  }  // the destructor flushes what async commits left
+  const auto commits = commits_in(dir.path);
+  ASSERT_EQ(commits.size(), threads * per_thread);
+  std::uint64_t expect = 1;
+  for (std::uint64_t c : commits) EXPECT_EQ(c, expect++);
+}
+
+TEST(redo_log, a_durable_ticket_is_in_the_files_at_once) {
+  temp_dir dir;
+  log_options o;
+  o.group_window = std::chrono::microseconds(50);
+  redo_log log(dir.path, o);
+  redo_log::buffer& b = log.join();
+  for (std::uint64_t c = 1; c <= 100; ++c) {
+    const std::uint64_t ticket = append_one(log, b, c);
+    ASSERT_TRUE(log.wait_durable(ticket));
+    ASSERT_EQ(commits_in(dir.path).count(c), 1u) << "commit " << c << " was acknowledged before it was written";
+  }
+}
+
+TEST(redo_log, a_full_disk_stops_acknowledging) {
+  temp_dir dir;
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  {
+    log_options o;
+    o.group_window = std::chrono::microseconds(50);
+    redo_log log(dir.path, o);
+    redo_log::buffer& b = log.join();
+    struct rlimit small = old;
+    small.rlim_cur = 16384;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::uint64_t acknowledged = 0, c = 1;
+    for (; c <= 10000; ++c) {
+      if (!log.wait_durable(append_one(log, b, c))) break;
+      acknowledged = c;
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    EXPECT_TRUE(log.failed());
+    EXPECT_FALSE(log.failure().empty());
+    EXPECT_FALSE(log.wait_durable(append_one(log, b, c + 1))) << "acknowledged after the log failed";
+    // What was acknowledged is there, every one of it.
+    const auto commits = commits_in(dir.path);
+    for (std::uint64_t a = 1; a <= acknowledged; ++a) ASSERT_EQ(commits.count(a), 1u) << a;
+  }
+  ::signal(SIGXFSZ, old_handler);
+}
+
+}  // namespace
+}  // namespace weave::durability
