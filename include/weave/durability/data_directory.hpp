@@ -1,0 +1,56 @@
+#pragma once
+// The directory a durable engine keeps its files in: a format file that says
+// what wrote it, a lock file that keeps a second process out, the catalog of
+// tables, the log's segments (and, later, checkpoints).
+//
+// Opening refuses, with one line and nothing written: a path that is a
+// file, a directory that cannot be created or written, one that belongs to
+// another format version, and one another process has open. A missing
+// directory is created.
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace weave::durability {
+
+inline constexpr std::uint32_t data_format_version = 1;
+
+// Bad or unusable data directory: the message is one line for a user.
+class data_directory_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A table as the catalog records it, so that recovery needs no application code.
+struct catalog_entry {
+  std::uint32_t id;
+  std::string name;
+  bool byte_keys;  // else 8-byte integer keys
+  bool operator==(const catalog_entry&) const = default;
+};
+
+class data_directory {
+ public:
+  // Creates or opens `path` and takes its lock for the object's life.
+  explicit data_directory(std::filesystem::path path);
+  ~data_directory();
+  data_directory(const data_directory&) = delete;
+  data_directory& operator=(const data_directory&) = delete;
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+  // The tables recorded so far (empty for a new directory).
+  const std::vector<catalog_entry>& catalog() const noexcept { return catalog_; }
+  // Records one more table: the catalog is rewritten to a new file, synced
+  // and renamed over the old one, so a crash leaves the old or the new one.
+  void add_table(const catalog_entry& entry);
+
+ private:
+  std::filesystem::path path_;
+  int lock_fd_ = -1;
+  std::vector<catalog_entry> catalog_;
+};
+
+}  // namespace weave::durability

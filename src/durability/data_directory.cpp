@@ -1,0 +1,143 @@
+#include "weave/durability/data_directory.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace weave::durability {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* format_file = "FORMAT";
+constexpr const char* lock_file = "LOCK";
+constexpr const char* catalog_file = "CATALOG";
+
+std::string format_line() { return fmt::format("weave data directory, format {}", data_format_version); }
+
+[[noreturn]] void refuse(const fs::path& dir, const std::string& why) {
+  throw data_directory_error(fmt::format("data directory '{}': {}", dir.string(), why));
+}
+
+// Writes `text` to dir/name through a temporary file, synced, renamed over
+// the old one, and the directory synced: the file is the old or the new one.
+void replace_file(const fs::path& dir, const std::string& name, const std::string& text) {
+  const fs::path tmp = dir / (name + ".tmp"), target = dir / name;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) refuse(dir, fmt::format("cannot write {}: {}", name, std::strerror(errno)));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int saved = errno;
+      ::close(fd);
+      refuse(dir, fmt::format("cannot write {}: {}", name, std::strerror(n == 0 ? ENOSPC : saved)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    refuse(dir, fmt::format("cannot sync {}: {}", name, std::strerror(saved)));
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), target.c_str()) != 0) refuse(dir, fmt::format("cannot rename {}: {}", name, std::strerror(errno)));
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0 || ::fsync(dfd) != 0) {
+    const int saved = errno;
+    if (dfd >= 0) ::close(dfd);
+    refuse(dir, fmt::format("cannot sync the directory: {}", std::strerror(saved)));
+  }
+  ::close(dfd);
+}
+
+std::string read_whole(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "<id> integer|bytes <name>" per line; the name runs to the end of the line.
+std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string& text) {
+  std::vector<catalog_entry> out;
+  std::istringstream lines(text);
+  std::string line;
+  for (std::size_t n = 1; std::getline(lines, line); ++n) {
+    std::istringstream fields(line);
+    catalog_entry e{};
+    std::string kind;
+    if (!(fields >> e.id >> kind) || (kind != "integer" && kind != "bytes") || fields.get() != ' ') {
+      refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
+    }
+    e.byte_keys = kind == "bytes";
+    std::getline(fields, e.name);
+    if (e.name.empty() || e.id != out.size()) refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+data_directory::data_directory(std::filesystem::path path) : path_(std::move(path)) {
+  std::error_code ec;
+  if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) refuse(path_, "is not a directory");
+  if (!fs::exists(path_, ec)) {
+    fs::create_directories(path_, ec);
+    if (ec) refuse(path_, fmt::format("cannot be created: {}", ec.message()));
+  }
+  if (::access(path_.c_str(), W_OK | X_OK) != 0) refuse(path_, fmt::format("cannot be written: {}", std::strerror(errno)));
+  // The format first, so that another version's directory is left untouched (no lock file either).
+  const fs::path format = path_ / format_file;
+  const bool fresh = !fs::exists(format, ec);
+  if (!fresh) {
+    std::string line = read_whole(format);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line != format_line()) refuse(path_, fmt::format("holds '{}', not '{}'", line.substr(0, 80), format_line()));
+  } else {
+    // A crash while a directory was being set up leaves at most these.
+    for (const auto& entry : fs::directory_iterator(path_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name != lock_file && name != std::string(format_file) + ".tmp") {
+        refuse(path_, "is not empty and is not a weave data directory");
+      }
+    }
+  }
+  lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) refuse(path_, fmt::format("cannot create its lock file: {}", std::strerror(errno)));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int saved = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    refuse(path_, saved == EWOULDBLOCK ? "is in use by another engine (its LOCK is held)"
+                                       : fmt::format("cannot lock: {}", std::strerror(saved)));
+  }
+  if (fresh) replace_file(path_, format_file, format_line() + "\n");
+  if (fs::exists(path_ / catalog_file, ec)) catalog_ = parse_catalog(path_, read_whole(path_ / catalog_file));
+}
+
+data_directory::~data_directory() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the lock
+}
+
+void data_directory::add_table(const catalog_entry& entry) {
+  if (entry.id != catalog_.size() || entry.name.empty() || entry.name.find('\n') != std::string::npos) {
+    throw std::invalid_argument("a catalog entry takes the next id and a one-line name");
+  }
+  std::string text;
+  for (const catalog_entry& e : catalog_) text += fmt::format("{} {} {}\n", e.id, e.byte_keys ? "bytes" : "integer", e.name);
+  text += fmt::format("{} {} {}\n", entry.id, entry.byte_keys ? "bytes" : "integer", entry.name);
+  replace_file(path_, catalog_file, text);
+  catalog_.push_back(entry);
+}
+
+}  // namespace weave::durability
