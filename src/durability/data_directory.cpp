@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -59,16 +60,27 @@ void replace_file(const fs::path& dir, const std::string& name, const std::strin
   ::close(dfd);
 }
 
-std::string read_whole(const fs::path& file) {
+std::string read_whole(const fs::path& dir, const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
+  if (!in) refuse(dir, fmt::format("cannot read {}", file.filename().string()));
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) refuse(dir, fmt::format("cannot read {}", file.filename().string()));
   return text.str();
+}
+
+// A file's text for a one-line message: its first line, at most 60 bytes.
+std::string excerpt(const std::string& text) {
+  std::string line = text.substr(0, std::min(text.find('\n'), std::size_t{60}));
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  return line;
 }
 
 // "<id> integer|bytes <name>" per line; the name runs to the end of the line.
 std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string& text) {
   std::vector<catalog_entry> out;
+  if (!text.empty() && text.back() != '\n') refuse(dir, fmt::format("{} ends in the middle of a line", catalog_file));
   std::istringstream lines(text);
   std::string line;
   for (std::size_t n = 1; std::getline(lines, line); ++n) {
@@ -94,18 +106,27 @@ data_directory::data_directory(std::filesystem::path path) : path_(std::move(pat
   if (!fs::exists(path_, ec)) {
     fs::create_directories(path_, ec);
     if (ec) refuse(path_, fmt::format("cannot be created: {}", ec.message()));
+    // The new directory's name lives in its parent: sync that too.
+    const int parent = ::open(fs::absolute(path_).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent >= 0) {
+      ::fsync(parent);
+      ::close(parent);
+    }
   }
   if (::access(path_.c_str(), W_OK | X_OK) != 0) refuse(path_, fmt::format("cannot be written: {}", std::strerror(errno)));
   // The format first, so that another version's directory is left untouched (no lock file either).
   const fs::path format = path_ / format_file;
   const bool fresh = !fs::exists(format, ec);
   if (!fresh) {
-    std::string line = read_whole(format);
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    if (line != format_line()) refuse(path_, fmt::format("holds '{}', not '{}'", line.substr(0, 80), format_line()));
+    const std::string text = read_whole(path_, format);
+    if (text != format_line() + "\n") {
+      refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
+    }
   } else {
     // A crash while a directory was being set up leaves at most these.
-    for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    fs::directory_iterator entries(path_, ec);
+    if (ec) refuse(path_, fmt::format("cannot be listed: {}", ec.message()));
+    for (const auto& entry : entries) {
       const std::string name = entry.path().filename().string();
       if (name != lock_file && name != std::string(format_file) + ".tmp") {
         refuse(path_, "is not empty and is not a weave data directory");
@@ -121,8 +142,14 @@ data_directory::data_directory(std::filesystem::path path) : path_(std::move(pat
     refuse(path_, saved == EWOULDBLOCK ? "is in use by another engine (its LOCK is held)"
                                        : fmt::format("cannot lock: {}", std::strerror(saved)));
   }
-  if (fresh) replace_file(path_, format_file, format_line() + "\n");
-  if (fs::exists(path_ / catalog_file, ec)) catalog_ = parse_catalog(path_, read_whole(path_ / catalog_file));
+  try {
+    if (fresh) replace_file(path_, format_file, format_line() + "\n");
+    if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
+  } catch (...) {
+    ::close(lock_fd_);  // no destructor runs for a constructor that throws
+    lock_fd_ = -1;
+    throw;
+  }
 }
 
 data_directory::~data_directory() {

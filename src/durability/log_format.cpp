@@ -32,31 +32,45 @@ T get(std::string_view in, std::size_t at) {
   return static_cast<T>(v);
 }
 
-constexpr std::size_t checksum_at = 32;  // the header's last field
+constexpr std::size_t payload_checksum_at = 32;
+constexpr std::size_t header_checksum_at = 40;  // the header's last field
 
-std::uint64_t checksum(std::string_view header, std::string_view payload) {
-  const std::uint64_t seed = XXH3_64bits(header.data(), checksum_at);
+// The payload's checksum is seeded with the header's fields before it.
+std::uint64_t payload_checksum(std::string_view header, std::string_view payload) {
+  const std::uint64_t seed = XXH3_64bits(header.data(), payload_checksum_at);
   return XXH3_64bits_withSeed(payload.data(), payload.size(), seed);
 }
+// The header's own: a candidate group is judged in O(1) before its payload
+// is hashed (the reader looks for groups after a damaged one).
+std::uint64_t header_checksum(std::string_view header) { return XXH3_64bits(header.data(), header_checksum_at); }
 
 constexpr std::size_t padded(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
 }  // namespace
 
 void group_builder::add(std::uint64_t commit, std::span<const logged_write> writes) {
+  std::size_t bytes = 12;
   for (const logged_write& w : writes) {
     if (w.key.size() > 0xffff) throw std::length_error("a logged key is longer than 65535 bytes");
-    if (w.value.size() > 0xffffffffu) throw std::length_error("a logged value is longer than 2^32-1 bytes");
+    bytes += 11 + w.key.size() + w.value.size();
   }
-  put<std::uint64_t>(payload_, commit);
-  put<std::uint32_t>(payload_, static_cast<std::uint32_t>(writes.size()));
-  for (const logged_write& w : writes) {
-    put<std::uint32_t>(payload_, w.table);
-    put<std::uint8_t>(payload_, static_cast<std::uint8_t>(w.op));
-    put<std::uint16_t>(payload_, static_cast<std::uint16_t>(w.key.size()));
-    put<std::uint32_t>(payload_, static_cast<std::uint32_t>(w.value.size()));
-    payload_.append(w.key);
-    payload_.append(w.value);
+  if (bytes > max_transaction_bytes) throw std::length_error("a transaction's log record would pass 1 GiB");
+  if (transactions_ == 0xffffffffu) throw std::length_error("a log group holds at most 2^32-1 transactions");
+  const std::size_t before = payload_.size();
+  try {
+    put<std::uint64_t>(payload_, commit);
+    put<std::uint32_t>(payload_, static_cast<std::uint32_t>(writes.size()));
+    for (const logged_write& w : writes) {
+      put<std::uint32_t>(payload_, w.table);
+      put<std::uint8_t>(payload_, static_cast<std::uint8_t>(w.op));
+      put<std::uint16_t>(payload_, static_cast<std::uint16_t>(w.key.size()));
+      put<std::uint32_t>(payload_, static_cast<std::uint32_t>(w.value.size()));
+      payload_.append(w.key);
+      payload_.append(w.value);
+    }
+  } catch (...) {
+    payload_.resize(before);  // no half transaction in a group that will be checksummed
+    throw;
   }
   first_ = transactions_ == 0 ? commit : std::min(first_, commit);
   last_ = std::max(last_, commit);
@@ -75,6 +89,7 @@ void group_builder::take(group_builder& other) {
 }
 
 std::string group_builder::seal() {
+  if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
   std::string out;
   out.reserve(group_header_bytes + padded(payload_.size()));
   put<std::uint32_t>(out, group_magic);
@@ -84,7 +99,8 @@ std::string group_builder::seal() {
   put<std::uint32_t>(out, transactions_);
   put<std::uint64_t>(out, first_);
   put<std::uint64_t>(out, last_);
-  put<std::uint64_t>(out, checksum(out, payload_));
+  put<std::uint64_t>(out, payload_checksum(out, payload_));
+  put<std::uint64_t>(out, header_checksum(out));
   out.append(payload_);
   out.resize(group_header_bytes + padded(payload_.size()), '\0');
   payload_.clear();
@@ -103,9 +119,19 @@ group_view decode_group(std::string_view bytes) {
     if (std::memcmp(bytes.data(), magic.data(), n) != 0) g.state = group_state::damaged;
     return g;
   }
-  const std::size_t payload_bytes = get<std::uint32_t>(bytes, 8);
-  if (get<std::uint32_t>(bytes, 0) != group_magic || get<std::uint16_t>(bytes, 6) != group_header_bytes ||
-      payload_bytes > max_group_bytes) {
+  const std::string_view header = bytes.substr(0, group_header_bytes);
+  if (get<std::uint32_t>(header, 0) != group_magic || header_checksum(header) != get<std::uint64_t>(header, header_checksum_at)) {
+    g.state = group_state::damaged;
+    return g;
+  }
+  // A sound header of another format is not damage: it must never be cut off as a torn tail.
+  if (get<std::uint16_t>(header, 4) != format_version || get<std::uint16_t>(header, 6) != group_header_bytes) {
+    throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
+                                     get<std::uint16_t>(header, 4), format_version));
+  }
+  const std::size_t payload_bytes = get<std::uint32_t>(header, 8);
+  const std::uint32_t transactions = get<std::uint32_t>(header, 12);
+  if (payload_bytes > max_group_bytes || transactions > payload_bytes / 12) {
     g.state = group_state::damaged;
     return g;
   }
@@ -118,19 +144,15 @@ group_view decode_group(std::string_view bytes) {
       return g;
     }
   }
-  if (checksum(bytes.substr(0, group_header_bytes), payload) != get<std::uint64_t>(bytes, checksum_at)) {
+  if (payload_checksum(header, payload) != get<std::uint64_t>(header, payload_checksum_at)) {
     g.state = group_state::damaged;
     return g;
   }
-  if (get<std::uint16_t>(bytes, 4) != format_version) {
-    throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
-                                     get<std::uint16_t>(bytes, 4), format_version));
-  }
   g.state = group_state::complete;
   g.bytes = total;
-  g.transactions = get<std::uint32_t>(bytes, 12);
-  g.first_commit = get<std::uint64_t>(bytes, 16);
-  g.last_commit = get<std::uint64_t>(bytes, 24);
+  g.transactions = transactions;
+  g.first_commit = get<std::uint64_t>(header, 16);
+  g.last_commit = get<std::uint64_t>(header, 24);
   g.payload = payload;
   return g;
 }

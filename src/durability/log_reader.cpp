@@ -15,7 +15,25 @@ namespace weave::durability {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::system_error(errno, std::generic_category(), what); }
+// Takes errno first: building the message may change it.
+[[noreturn]] void fail(const std::string& what) {
+  const int error = errno;
+  throw std::system_error(error, std::generic_category(), what);
+}
+
+// Truncates a segment to `bytes`, durably: a tail that came back after a
+// power loss would sit in the middle of the log once more groups follow.
+void cut(const std::filesystem::path& path, std::size_t bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open " + path.string() + " to cut its torn tail");
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0 || ::fdatasync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    fail("cannot cut the torn tail of " + path.string());
+  }
+  ::close(fd);
+}
 
 std::string read_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -29,7 +47,7 @@ std::string read_file(const std::filesystem::path& path) {
       const int saved = errno;
       ::close(fd);
       errno = saved;
-      fail("cannot read log segment " + path.string());
+      fail("cannot read log segment " + path.string());  // fail() reads errno before anything else
     }
     if (n == 0) break;
     bytes.append(buffer, static_cast<std::size_t>(n));
@@ -83,9 +101,7 @@ log_scan read_log(const std::filesystem::path& directory,
         scan.torn_segment = name;
         scan.torn_offset = at;
         scan.torn_bytes = all.size() - at;
-        if (cut_torn_tail && ::truncate(path.c_str(), static_cast<off_t>(at)) != 0) {
-          fail("cannot cut the torn tail of " + path.string());
-        }
+        if (cut_torn_tail) cut(path, at);
         break;
       }
       std::vector<logged_transaction> transactions;

@@ -5,14 +5,22 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <system_error>
+#include <utility>
+
+#include "weave/durability/log_reader.hpp"
 
 namespace weave::durability {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::system_error(errno, std::generic_category(), what); }
+// Takes errno first: building the message may change it.
+[[noreturn]] void fail(const std::string& what) {
+  const int error = errno;
+  throw std::system_error(error, std::generic_category(), what);
+}
 
 // A new file's name is durable once its directory is synced.
 void sync_directory(const std::filesystem::path& directory) {
@@ -35,11 +43,14 @@ std::uint64_t segment_number(std::string_view name) {
   std::uint64_t n = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (ec != std::errc{} || end != digits.data() + digits.size()) return 0;
-  return n;
+  return segment_name(n) == name ? n : 0;  // one name per segment
 }
 
 log_writer::log_writer(std::filesystem::path directory, std::size_t segment_bytes)
     : directory_(std::move(directory)), segment_bytes_(segment_bytes) {
+  // A torn tail left by a crash must go before anything follows it, or it
+  // would be damage in the middle of the log.
+  read_log(directory_, {}, true);
   std::uint64_t last = 0;
   for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
     last = std::max(last, segment_number(entry.path().filename().string()));
@@ -54,19 +65,27 @@ log_writer::~log_writer() {
 void log_writer::open_segment(std::uint64_t number) {
   const std::filesystem::path path = directory_ / segment_name(number);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create log segment " + path.string());
+  if (fd < 0) {
+    failed_ = true;
+    fail("cannot create log segment " + path.string());
+  }
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
   segment_ = number;
   segment_used_ = 0;
-  sync_directory(directory_);
+  try {
+    sync_directory(directory_);
+  } catch (...) {
+    failed_ = true;  // the segment's name may not survive a crash
+    throw;
+  }
 }
 
 void log_writer::append(std::string_view group) {
   if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
   if (segment_used_ > 0 && segment_used_ + group.size() > segment_bytes_) {
     sync();
-    open_segment(segment_ + 1);
+    open_segment(segment_ + 1);  // marks the writer failed if it fails
   }
   std::size_t done = 0;
   while (done < group.size()) {

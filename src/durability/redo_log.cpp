@@ -1,7 +1,8 @@
 #include "weave/durability/redo_log.hpp"
 
-#include <system_error>
+#include <exception>
 #include <utility>
+#include <vector>
 
 namespace weave::durability {
 
@@ -28,7 +29,9 @@ std::uint64_t redo_log::append(buffer& b, std::uint64_t commit, std::span<const 
   // takes this lock, so a transaction it does not gather has a later ticket.
   const std::uint64_t ticket = open_round_.load(std::memory_order_seq_cst);
   b.builder_.add(commit, writes);
-  if (b.builder_.payload_bytes() >= options_.group_bytes && !hurry_.exchange(true, std::memory_order_relaxed)) {
+  if (b.builder_.payload_bytes() >= options_.group_bytes && !hurry_.load(std::memory_order_relaxed) &&
+      !hurry_.exchange(true, std::memory_order_relaxed)) {
+    std::lock_guard<std::mutex> w(wake_mutex_);  // else the flusher may sleep through it
     wake_.notify_one();
   }
   return ticket;
@@ -63,36 +66,52 @@ void redo_log::flusher() {
 
 void redo_log::flush_round() {
   const std::uint64_t round = open_round_.fetch_add(1, std::memory_order_seq_cst);
-  group_builder group;
-  {
-    std::lock_guard<std::mutex> g(buffers_mutex_);
-    for (buffer& b : buffers_) {
-      group_builder taken;
-      {
-        std::lock_guard<std::mutex> bg(b.mutex_);
-        std::swap(taken, b.builder_);
-      }
-      group.take(taken);
-    }
-  }
-  if (failed()) return;  // nothing more becomes durable
+  bool ok = true;
+  std::string what;
   try {
-    if (!group.empty()) {
+    // One group, or several when the buffers hold more than a group may:
+    // each is synced before the next is written, so only the last can tear.
+    std::vector<group_builder> groups(1);
+    {
+      std::lock_guard<std::mutex> g(buffers_mutex_);
+      for (buffer& b : buffers_) {
+        group_builder taken;
+        {
+          std::lock_guard<std::mutex> bg(b.mutex_);
+          std::swap(taken, b.builder_);
+        }
+        if (!groups.back().empty() && groups.back().payload_bytes() + taken.payload_bytes() > max_group_bytes) {
+          groups.emplace_back();
+        }
+        groups.back().take(taken);
+      }
+    }
+    if (failed()) return;  // nothing more becomes durable
+    for (group_builder& group : groups) {
+      if (group.empty()) continue;
       const std::string bytes = group.seal();
       writer_.append(bytes);
       writer_.sync();
       bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
       groups_.fetch_add(1, std::memory_order_relaxed);
     }
-    std::lock_guard<std::mutex> g(wake_mutex_);
-    durable_round_.store(round, std::memory_order_release);
-  } catch (const std::system_error& e) {
+  } catch (const std::exception& e) {  // a failed write or sync, or no memory: the log is done for
+    ok = false;
+    what = e.what();
+  } catch (...) {
+    ok = false;
+    what = "unknown error";
+  }
+  if (!ok) {
     {
       std::lock_guard<std::mutex> g(failure_mutex_);
-      failure_ = e.what();
+      failure_ = what;
     }
     std::lock_guard<std::mutex> g(wake_mutex_);
     failed_.store(true, std::memory_order_release);
+  } else {
+    std::lock_guard<std::mutex> g(wake_mutex_);
+    durable_round_.store(round, std::memory_order_release);
   }
   flushed_.notify_all();
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace weave::durability {
@@ -17,7 +18,8 @@ struct temp_dir {
   fs::path path;
   temp_dir() {
     std::string pattern = (fs::temp_directory_path() / "weave-data-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
   }
   ~temp_dir() { fs::remove_all(path); }
 };
@@ -66,8 +68,12 @@ TEST(data_directory, a_second_opener_is_refused_in_this_process_and_in_another) 
   const pid_t child = ::fork();
   if (child == 0) {
     // The child tries on its own; the parent's lock must keep it out.
-    const bool refused = message_of(t.path).find("in use") != std::string::npos;
-    ::_exit(refused ? 0 : 1);
+    try {
+      const bool refused = message_of(t.path).find("in use") != std::string::npos;
+      ::_exit(refused ? 0 : 1);
+    } catch (...) {
+      ::_exit(2);  // never back into the test runner
+    }
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);

@@ -6,9 +6,16 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
+
+#define XXH_INLINE_ALL
+#if defined(__x86_64__)
+#define XXH_VECTOR XXH_SSE2
+#endif
+#include <xxhash.h>
 
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -68,7 +75,8 @@ struct temp_dir {
   fs::path path;
   temp_dir() {
     std::string pattern = (fs::temp_directory_path() / "weave-log-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
   }
   ~temp_dir() { fs::remove_all(path); }
 };
@@ -186,6 +194,42 @@ TEST(log, a_flipped_byte_before_the_tail_is_reported_not_skipped) {
       EXPECT_NE(std::string(e.what()).find(log.segment.filename().string()), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(log, a_writer_opened_after_a_crash_cuts_the_torn_tail_first) {
+  three_groups log;
+  fs::resize_file(log.segment, log.ends[2] - 5);  // the crash tore the last group
+  std::mt19937_64 rng(6);
+  const txn_copy later = random_txn(rng, 100);
+  {
+    log_writer writer(log.dir.path);  // as a restarted engine would
+    writer.append(seal({later}));
+    writer.sync();
+  }
+  log_scan scan;
+  std::vector<txn_copy> expect = log.complete_before(log.ends[1]);
+  expect.push_back(later);
+  EXPECT_EQ(read_back(log.dir.path, &scan), expect);
+  EXPECT_EQ(scan.torn_bytes, 0u);
+}
+
+TEST(log, a_group_of_another_format_version_is_never_cut_off) {
+  three_groups log;
+  std::string bytes = [&] {
+    std::ifstream in(log.segment, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  // A later build's last group: a sound header (its own checksum) of version 2.
+  group_builder b;
+  b.add(99, {});
+  std::string foreign = b.seal();
+  foreign[4] = 2;
+  const std::uint64_t header_sum = XXH3_64bits(foreign.data(), 40);  // as that build would write it
+  for (int i = 0; i < 8; ++i) foreign[static_cast<std::size_t>(40 + i)] = static_cast<char>(header_sum >> (8 * i));
+  bytes += foreign;
+  std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  EXPECT_ANY_THROW(read_back(log.dir.path, nullptr, true));
+  EXPECT_EQ(fs::file_size(log.segment), bytes.size()) << "a foreign group was cut off";
 }
 
 TEST(log, damage_in_an_earlier_segment_is_reported) {

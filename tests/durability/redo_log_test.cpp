@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,7 +26,8 @@ struct temp_dir {
   fs::path path;
   temp_dir() {
     std::string pattern = (fs::temp_directory_path() / "weave-redo-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
   }
   ~temp_dir() { fs::remove_all(path); }
 };

@@ -3,10 +3,11 @@
 // (wal-000001.log, wal-000002.log, ...), each a run of groups; a group is
 // what one write and one fdatasync make durable together (group commit):
 //
-//   header (40 bytes, little-endian)
+//   header (48 bytes, little-endian)
 //     magic "WVLG", format version, header size,
 //     payload bytes, transactions, first and last commit timestamp,
-//     checksum: XXH3-64 of the header's other fields and the payload
+//     payload checksum: XXH3-64 of the payload seeded with the fields before,
+//     header checksum: XXH3-64 of the 40 bytes before it
 //   payload: the transactions, one after the other
 //     commit timestamp (8), writes (4), then per write
 //       table id (4), operation (1: put or remove), key bytes (2),
@@ -30,9 +31,12 @@ namespace weave::durability {
 
 inline constexpr std::uint32_t group_magic = 0x474c5657;  // "WVLG" read as little-endian bytes
 inline constexpr std::uint16_t format_version = 1;
-inline constexpr std::size_t group_header_bytes = 40;
-// A group larger than this is refused when read: its length field is damaged.
+inline constexpr std::size_t group_header_bytes = 48;
+// The largest payload of a group; a larger length field is damage. A flush
+// writes several groups, each synced before the next, rather than a larger one.
 inline constexpr std::size_t max_group_bytes = std::size_t{1} << 30;
+// The largest record of one transaction (it must fit in a group).
+inline constexpr std::size_t max_transaction_bytes = max_group_bytes;
 
 enum class write_op : std::uint8_t { put = 0, remove = 1 };
 
@@ -62,8 +66,9 @@ class log_corruption : public std::runtime_error {
 // Collects committed transactions into the next group.
 class group_builder {
  public:
-  // Appends a transaction. Throws std::length_error for a key longer than
-  // 65535 bytes or a value longer than 2^32-1.
+  // Appends a transaction (all of it or, on an exception, none). Throws
+  // std::length_error for a key longer than 65535 bytes or a record that
+  // would not fit in a group.
   void add(std::uint64_t commit, std::span<const logged_write> writes);
   bool empty() const noexcept { return transactions_ == 0; }
   std::size_t transactions() const noexcept { return transactions_; }
@@ -73,7 +78,7 @@ class group_builder {
   // the last group of a log can then be torn).
   void take(group_builder& other);
   // The group's bytes (header, payload, padding), ready to write; the
-  // builder is empty afterwards.
+  // builder is empty afterwards. Throws std::length_error past max_group_bytes.
   std::string seal();
 
  private:
@@ -93,10 +98,10 @@ struct group_view {
   std::string_view payload;
 };
 
-// Reads the group at the start of `bytes`: complete (the checksum matches),
-// incomplete (the bytes end before the group does) or damaged (anything
-// else). Throws log_corruption for a complete group of another format
-// version.
+// Reads the group at the start of `bytes`: complete (both checksums match),
+// incomplete (a sound header whose group the bytes end before) or damaged
+// (anything else). Throws log_corruption for a sound header of another
+// format version, which must not be mistaken for a torn tail and cut off.
 group_view decode_group(std::string_view bytes);
 
 // The transactions of a complete group's payload; throws log_corruption if

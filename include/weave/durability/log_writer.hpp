@@ -19,8 +19,9 @@ std::uint64_t segment_number(std::string_view file_name);
 
 class log_writer {
  public:
-  // Starts a new segment after the directory's last one. Throws
-  // std::system_error if it cannot be created.
+  // Cuts a torn tail off the directory's last segment (read_log), then
+  // starts a new segment after it. Throws std::system_error if it cannot be
+  // created, log_corruption if the log is damaged.
   explicit log_writer(std::filesystem::path directory, std::size_t segment_bytes = std::size_t{64} << 20);
   ~log_writer();
   log_writer(const log_writer&) = delete;
