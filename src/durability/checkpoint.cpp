@@ -4,11 +4,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <system_error>
 #include <utility>
+
+#include "file_io.hpp"
 
 namespace weave::durability {
 
@@ -18,25 +17,6 @@ namespace fs = std::filesystem;
 
 // Records go out in groups of about this many bytes.
 constexpr std::size_t group_target_bytes = std::size_t{1} << 20;
-
-// Takes errno first: building the message may change it.
-[[noreturn]] void fail(const std::string& what) {
-  const int error = errno;
-  throw std::system_error(error, std::generic_category(), what);
-}
-
-void write_all(int fd, std::string_view bytes, const fs::path& path) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = ENOSPC;
-      fail("cannot write checkpoint " + path.string());
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 }  // namespace
 
@@ -55,7 +35,7 @@ checkpoint_writer::checkpoint_writer(fs::path directory, std::uint64_t snapshot)
     : directory_(std::move(directory)), snapshot_(snapshot) {
   const fs::path tmp = directory_ / (checkpoint_name(snapshot_) + ".tmp");
   fd_ = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail("cannot create checkpoint " + tmp.string());
+  if (fd_ < 0) detail::throw_errno("cannot create checkpoint " + tmp.string());
 }
 
 checkpoint_writer::~checkpoint_writer() {
@@ -75,25 +55,13 @@ void checkpoint_writer::add(std::uint32_t table, std::string_view key, std::stri
 
 void checkpoint_writer::write_group() {
   if (group_.empty()) return;
-  write_all(fd_, group_.seal(), directory_ / (checkpoint_name(snapshot_) + ".tmp"));
+  detail::write_all(fd_, group_.seal(), "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
 }
 
 void checkpoint_writer::finish() {
   write_group();
-  const fs::path tmp = directory_ / (checkpoint_name(snapshot_) + ".tmp");
-  if (::fsync(fd_) != 0) fail("cannot sync checkpoint " + tmp.string());
-  ::close(fd_);
-  fd_ = -1;
-  const fs::path final_path = directory_ / checkpoint_name(snapshot_);
-  if (::rename(tmp.c_str(), final_path.c_str()) != 0) fail("cannot rename checkpoint " + tmp.string());
-  const int dir = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0 || ::fsync(dir) != 0) {
-    const int error = errno;
-    if (dir >= 0) ::close(dir);
-    errno = error;
-    fail("cannot sync directory " + directory_.string());
-  }
-  ::close(dir);
+  const int fd = std::exchange(fd_, -1);
+  detail::publish(fd, directory_ / (checkpoint_name(snapshot_) + ".tmp"), directory_ / checkpoint_name(snapshot_));
   finished_ = true;
 }
 
@@ -109,10 +77,7 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
                                 const std::function<void(std::uint32_t, std::string_view, std::string_view)>& each) {
   const fs::path path = directory / checkpoint_name(snapshot);
   const std::string name = path.filename().string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open checkpoint " + path.string());
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("cannot read checkpoint " + path.string());
+  const std::string bytes = detail::read_file(path);
   checkpoint_info info;
   info.snapshot = snapshot;
   const std::string_view all(bytes);

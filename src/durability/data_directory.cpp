@@ -5,11 +5,13 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+#include <system_error>
+
+#include "file_io.hpp"
 
 namespace weave::durability {
 
@@ -27,46 +29,31 @@ std::string format_line() { return fmt::format("weave data directory, format {}"
   throw data_directory_error(fmt::format("data directory '{}': {}", dir.string(), why));
 }
 
-// Writes `text` to dir/name through a temporary file, synced, renamed over
-// the old one, and the directory synced: the file is the old or the new one.
+// Writes `text` to dir/name through a temporary file (detail::publish): the
+// file is the old or the new one, whenever a crash comes.
 void replace_file(const fs::path& dir, const std::string& name, const std::string& text) {
-  const fs::path tmp = dir / (name + ".tmp"), target = dir / name;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) refuse(dir, fmt::format("cannot write {}: {}", name, std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int saved = errno;
+  const fs::path tmp = dir / (name + ".tmp");
+  try {
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) detail::throw_errno("cannot write " + name);
+    try {
+      detail::write_all(fd, text, "cannot write " + name);
+    } catch (...) {
       ::close(fd);
-      refuse(dir, fmt::format("cannot write {}: {}", name, std::strerror(n == 0 ? ENOSPC : saved)));
+      throw;
     }
-    done += static_cast<std::size_t>(n);
+    detail::publish(fd, tmp, dir / name);
+  } catch (const std::system_error& e) {
+    refuse(dir, e.what());
   }
-  if (::fsync(fd) != 0) {
-    const int saved = errno;
-    ::close(fd);
-    refuse(dir, fmt::format("cannot sync {}: {}", name, std::strerror(saved)));
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), target.c_str()) != 0) refuse(dir, fmt::format("cannot rename {}: {}", name, std::strerror(errno)));
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0 || ::fsync(dfd) != 0) {
-    const int saved = errno;
-    if (dfd >= 0) ::close(dfd);
-    refuse(dir, fmt::format("cannot sync the directory: {}", std::strerror(saved)));
-  }
-  ::close(dfd);
 }
 
 std::string read_whole(const fs::path& dir, const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) refuse(dir, fmt::format("cannot read {}", file.filename().string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) refuse(dir, fmt::format("cannot read {}", file.filename().string()));
-  return text.str();
+  try {
+    return detail::read_file(file);
+  } catch (const std::system_error& e) {
+    refuse(dir, e.what());
+  }
 }
 
 // A file's text for a one-line message: its first line, at most 60 bytes.

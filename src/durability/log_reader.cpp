@@ -6,54 +6,27 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <system_error>
 #include <vector>
 
+#include "file_io.hpp"
 #include "weave/durability/log_writer.hpp"
 
 namespace weave::durability {
 
 namespace {
 
-// Takes errno first: building the message may change it.
-[[noreturn]] void fail(const std::string& what) {
-  const int error = errno;
-  throw std::system_error(error, std::generic_category(), what);
-}
-
 // Truncates a segment to `bytes`, durably: a tail that came back after a
 // power loss would sit in the middle of the log once more groups follow.
 void cut(const std::filesystem::path& path, std::size_t bytes) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open " + path.string() + " to cut its torn tail");
+  if (fd < 0) detail::throw_errno("cannot open " + path.string() + " to cut its torn tail");
   if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0 || ::fdatasync(fd) != 0) {
     const int error = errno;
     ::close(fd);
     errno = error;
-    fail("cannot cut the torn tail of " + path.string());
+    detail::throw_errno("cannot cut the torn tail of " + path.string());
   }
   ::close(fd);
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open log segment " + path.string());
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      fail("cannot read log segment " + path.string());  // fail() reads errno before anything else
-    }
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return bytes;
 }
 
 // Whether a complete group starts at any 8-byte boundary after `from`: if
@@ -83,7 +56,7 @@ log_scan read_log(const std::filesystem::path& directory,
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
     const bool last = s + 1 == segments.size();
-    const std::string bytes = read_file(path);
+    const std::string bytes = detail::read_file(path);
     const std::string_view all(bytes);
     ++scan.segments;
     std::size_t at = 0;

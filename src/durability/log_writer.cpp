@@ -4,36 +4,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <system_error>
 #include <utility>
 
+#include "file_io.hpp"
 #include "weave/durability/log_reader.hpp"
 
 namespace weave::durability {
-
-namespace {
-
-// Takes errno first: building the message may change it.
-[[noreturn]] void fail(const std::string& what) {
-  const int error = errno;
-  throw std::system_error(error, std::generic_category(), what);
-}
-
-// A new file's name is durable once its directory is synced.
-void sync_directory(const std::filesystem::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open log directory " + directory.string());
-  const int rc = ::fsync(fd);
-  const int saved = errno;
-  ::close(fd);
-  errno = saved;
-  if (rc != 0) fail("cannot sync log directory " + directory.string());
-}
-
-}  // namespace
 
 std::string segment_name(std::uint64_t number) { return fmt::format("wal-{:06}.log", number); }
 
@@ -67,14 +46,14 @@ void log_writer::open_segment(std::uint64_t number) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     failed_ = true;
-    fail("cannot create log segment " + path.string());
+    detail::throw_errno("cannot create log segment " + path.string());
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
   segment_ = number;
   segment_used_ = 0;
   try {
-    sync_directory(directory_);
+    detail::sync_directory(directory_);
   } catch (...) {
     failed_ = true;  // the segment's name may not survive a crash
     throw;
@@ -87,19 +66,15 @@ void log_writer::append(std::string_view group) {
     sync();
     open_segment(segment_ + 1);  // marks the writer failed if it fails
   }
-  std::size_t done = 0;
-  while (done < group.size()) {
-    const ssize_t n = ::write(fd_, group.data() + done, group.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = ENOSPC;
-      failed_ = true;
-      // A part of the group may be in the file: the next sync must not make
-      // it durable as if whole, and the writer is done for (the engine stops
-      // acknowledging commits).
-      fail(fmt::format("cannot write {} bytes to log segment {}", group.size(), segment_name(segment_)));
-    }
-    done += static_cast<std::size_t>(n);
+  try {
+    detail::write_all(fd_, group, fmt::format("cannot write {} bytes to log segment {}", group.size(),
+                                              segment_name(segment_)));
+  } catch (...) {
+    // A part of the group may be in the file: the next sync must not make
+    // it durable as if whole, and the writer is done for (the engine stops
+    // acknowledging commits).
+    failed_ = true;
+    throw;
   }
   segment_used_ += group.size();
   total_bytes_ += group.size();
@@ -112,7 +87,7 @@ void log_writer::sync() {
   // After a failed fdatasync the kernel may have dropped the dirty pages:
   // nothing written since the last good sync can be trusted.
   if (::fdatasync(fd_) != 0) failed_ = true;
-  if (failed_) fail("cannot sync log segment " + segment_name(segment_));
+  if (failed_) detail::throw_errno("cannot sync log segment " + segment_name(segment_));
   synced_ = true;
 }
 

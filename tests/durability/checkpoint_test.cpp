@@ -1,30 +1,22 @@
 #include "weave/durability/checkpoint.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace weave::durability {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "weave-ckpt-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
+using test_support::temp_dir;
 
 using record = std::tuple<std::uint32_t, std::string, std::string>;
 

@@ -6,23 +6,16 @@
 
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <string>
+
+#include "support/temp_dir.hpp"
 
 namespace weave::durability {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "weave-data-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
+using test_support::temp_dir;
 
 std::string message_of(const fs::path& p) {
   try {

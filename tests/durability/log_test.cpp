@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -17,6 +16,7 @@
 #endif
 #include <xxhash.h>
 
+#include "support/temp_dir.hpp"
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_reader.hpp"
 #include "weave/durability/log_writer.hpp"
@@ -71,15 +71,7 @@ std::string seal(const std::vector<txn_copy>& txns) {
   return b.seal();
 }
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "weave-log-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
+using test_support::temp_dir;
 
 std::vector<txn_copy> read_back(const fs::path& dir, log_scan* scan = nullptr, bool cut = false) {
   std::vector<txn_copy> out;

@@ -3,18 +3,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <random>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "weave/durability/log_reader.hpp"
 
 namespace weave::durability {
@@ -22,15 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "weave-redo-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
+using test_support::temp_dir;
 
 // Transaction `commit` writes key "k<commit>" with a value that says who wrote it.
 std::string key_of(std::uint64_t commit) { return "k" + std::to_string(commit); }

@@ -1,0 +1,70 @@
+#include "file_io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace weave::durability::detail {
+
+void throw_errno(const std::string& what) {
+  const int error = errno;
+  throw std::system_error(error, std::generic_category(), what);
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& what) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      throw_errno(what);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_errno("cannot open " + path.string());
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      errno = error;
+      throw_errno("cannot read " + path.string());
+    }
+    if (n == 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+void sync_directory(const std::filesystem::path& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno("cannot open directory " + directory.string());
+  const int rc = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  errno = error;
+  if (rc != 0) throw_errno("cannot sync directory " + directory.string());
+}
+
+void publish(int fd, const std::filesystem::path& temporary, const std::filesystem::path& target) {
+  const int rc = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  errno = error;
+  if (rc != 0) throw_errno("cannot sync " + temporary.string());
+  if (::rename(temporary.c_str(), target.c_str()) != 0) throw_errno("cannot rename " + temporary.string());
+  sync_directory(target.parent_path());
+}
+
+}  // namespace weave::durability::detail
