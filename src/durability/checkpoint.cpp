@@ -55,7 +55,7 @@ void checkpoint_writer::add(std::uint32_t table, std::string_view key, std::stri
 
 void checkpoint_writer::write_group() {
   if (group_.empty()) return;
-  detail::write_all(fd_, group_.seal(), "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
+  detail::write_all(fd_, group_.seal(snapshot_), "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
 }
 
 void checkpoint_writer::finish() {

@@ -32,8 +32,10 @@ T get(std::string_view in, std::size_t at) {
   return static_cast<T>(v);
 }
 
-constexpr std::size_t payload_checksum_at = 32;
-constexpr std::size_t header_checksum_at = 40;  // the header's last field
+constexpr std::size_t through_at = 32;
+constexpr std::size_t payload_checksum_at = 40;
+constexpr std::size_t header_checksum_at = 48;  // the header's last field
+constexpr std::uint16_t restart_flag = 1;
 
 // The payload's checksum is seeded with the header's fields before it.
 std::uint64_t payload_checksum(std::string_view header, std::string_view payload) {
@@ -88,17 +90,18 @@ void group_builder::take(group_builder& other) {
   other.first_ = other.last_ = 0;
 }
 
-std::string group_builder::seal() {
+std::string group_builder::seal(std::uint64_t through, bool restart) {
   if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
   std::string out;
   out.reserve(group_header_bytes + padded(payload_.size()));
   put<std::uint32_t>(out, group_magic);
   put<std::uint16_t>(out, format_version);
-  put<std::uint16_t>(out, static_cast<std::uint16_t>(group_header_bytes));
+  put<std::uint16_t>(out, restart ? restart_flag : 0);
   put<std::uint32_t>(out, static_cast<std::uint32_t>(payload_.size()));
   put<std::uint32_t>(out, transactions_);
   put<std::uint64_t>(out, first_);
   put<std::uint64_t>(out, last_);
+  put<std::uint64_t>(out, through);
   put<std::uint64_t>(out, payload_checksum(out, payload_));
   put<std::uint64_t>(out, header_checksum(out));
   out.append(payload_);
@@ -110,7 +113,8 @@ std::string group_builder::seal() {
 }
 
 group_view decode_group(std::string_view bytes) {
-  group_view g{group_state::incomplete, 0, 0, 0, 0, {}};
+  group_view g{};
+  g.state = group_state::incomplete;
   if (bytes.size() < group_header_bytes) {
     // A header cut short is a torn write only if what is there could begin one.
     const std::size_t n = std::min<std::size_t>(bytes.size(), 4);
@@ -125,13 +129,14 @@ group_view decode_group(std::string_view bytes) {
     return g;
   }
   // A sound header of another format is not damage: it must never be cut off as a torn tail.
-  if (get<std::uint16_t>(header, 4) != format_version || get<std::uint16_t>(header, 6) != group_header_bytes) {
+  if (get<std::uint16_t>(header, 4) != format_version) {
     throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
                                      get<std::uint16_t>(header, 4), format_version));
   }
   const std::size_t payload_bytes = get<std::uint32_t>(header, 8);
   const std::uint32_t transactions = get<std::uint32_t>(header, 12);
-  if (payload_bytes > max_group_bytes || transactions > payload_bytes / 12) {
+  if (payload_bytes > max_group_bytes || transactions > payload_bytes / 12 ||
+      (get<std::uint16_t>(header, 6) & ~restart_flag) != 0) {
     g.state = group_state::damaged;
     return g;
   }
@@ -153,6 +158,8 @@ group_view decode_group(std::string_view bytes) {
   g.transactions = transactions;
   g.first_commit = get<std::uint64_t>(header, 16);
   g.last_commit = get<std::uint64_t>(header, 24);
+  g.through = get<std::uint64_t>(header, through_at);
+  g.restart = (get<std::uint16_t>(header, 6) & restart_flag) != 0;
   g.payload = payload;
   return g;
 }

@@ -44,8 +44,9 @@ bool valid_group_after(std::string_view bytes, std::size_t from) {
 
 }  // namespace
 
-log_scan read_log(const std::filesystem::path& directory,
-                  const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail) {
+log_scan read_log_groups(const std::filesystem::path& directory,
+                         const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
+                         bool cut_torn_tail) {
   std::vector<std::pair<std::uint64_t, std::filesystem::path>> segments;
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     if (const std::uint64_t n = segment_number(entry.path().filename().string())) segments.emplace_back(n, entry.path());
@@ -59,6 +60,7 @@ log_scan read_log(const std::filesystem::path& directory,
     const std::string bytes = detail::read_file(path);
     const std::string_view all(bytes);
     ++scan.segments;
+    scan.segment_commits.emplace_back(segments[s].first, 0);
     std::size_t at = 0;
     while (at < all.size()) {
       group_view g;
@@ -83,10 +85,12 @@ log_scan read_log(const std::filesystem::path& directory,
       } catch (const log_corruption& e) {
         throw log_corruption(fmt::format("{} at byte {}: {}", name, at, e.what()));
       }
-      for (const logged_transaction& t : transactions) {
-        if (each) each(t);
-        scan.last_commit = std::max(scan.last_commit, t.commit);
+      if (each) each(g, transactions);
+      if (g.transactions > 0) {
+        scan.last_commit = std::max(scan.last_commit, g.last_commit);
+        scan.segment_commits.back().second = std::max(scan.segment_commits.back().second, g.last_commit);
       }
+      scan.through = std::max(scan.through, g.through);
       ++scan.groups;
       scan.transactions += g.transactions;
       scan.bytes += g.bytes;
@@ -94,6 +98,78 @@ log_scan read_log(const std::filesystem::path& directory,
     }
   }
   return scan;
+}
+
+log_scan read_log(const std::filesystem::path& directory,
+                  const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail) {
+  return read_log_groups(
+      directory,
+      [&](const group_view&, const std::vector<logged_transaction>& transactions) {
+        if (each) {
+          for (const logged_transaction& t : transactions) each(t);
+        }
+      },
+      cut_torn_tail);
+}
+
+namespace {
+
+// A logged transaction kept until a `through` reaches it: its views point
+// into a segment that is gone by then.
+struct held_transaction {
+  std::uint64_t commit;
+  std::vector<std::uint32_t> tables;
+  std::vector<write_op> ops;
+  std::vector<std::string> keys, values;
+};
+
+}  // namespace
+
+log_replay replay_log(const std::filesystem::path& directory, std::uint64_t after,
+                      const std::function<void(const logged_transaction&)>& apply, bool cut_torn_tail) {
+  log_replay out;
+  std::uint64_t through = 0;
+  // Few: the commits in flight when a group was gathered.
+  std::vector<held_transaction> held;
+  const auto release = [&](const held_transaction& h) {
+    logged_transaction t{h.commit, {}};
+    for (std::size_t i = 0; i < h.keys.size(); ++i) t.writes.push_back({h.tables[i], h.ops[i], h.keys[i], h.values[i]});
+    apply(t);
+    ++out.applied;
+  };
+  static_cast<log_scan&>(out) = read_log_groups(
+      directory,
+      [&](const group_view& g, const std::vector<logged_transaction>& transactions) {
+        if (g.restart) {
+          out.discarded += held.size();
+          held.clear();
+        }
+        through = std::max(through, g.through);
+        for (const logged_transaction& t : transactions) {
+          if (t.commit <= after) continue;  // in the checkpoint
+          if (t.commit <= through) {
+            apply(t);
+            ++out.applied;
+            continue;
+          }
+          held_transaction h{t.commit, {}, {}, {}, {}};
+          for (const logged_write& w : t.writes) {
+            h.tables.push_back(w.table);
+            h.ops.push_back(w.op);
+            h.keys.emplace_back(w.key);
+            h.values.emplace_back(w.value);
+          }
+          held.push_back(std::move(h));
+        }
+        std::erase_if(held, [&](const held_transaction& h) {
+          if (h.commit > through) return false;
+          release(h);
+          return true;
+        });
+      },
+      cut_torn_tail);
+  out.discarded += held.size();
+  return out;
 }
 
 }  // namespace weave::durability

@@ -25,16 +25,30 @@ std::uint64_t segment_number(std::string_view name) {
   return segment_name(n) == name ? n : 0;  // one name per segment
 }
 
-log_writer::log_writer(std::filesystem::path directory, std::size_t segment_bytes)
+log_writer::log_writer(std::filesystem::path directory, std::size_t segment_bytes, const log_scan* read)
     : directory_(std::move(directory)), segment_bytes_(segment_bytes) {
   // A torn tail left by a crash must go before anything follows it, or it
   // would be damage in the middle of the log.
-  read_log(directory_, {}, true);
+  const log_scan scan = read != nullptr ? *read : read_log(directory_, {}, true);
+  segments_ = scan.segment_commits;
   std::uint64_t last = 0;
   for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
     last = std::max(last, segment_number(entry.path().filename().string()));
   }
   open_segment(last + 1);
+}
+
+std::size_t log_writer::remove_segments_through(std::uint64_t snapshot) {
+  std::size_t removed = 0;
+  while (removed < segments_.size() && segments_[removed].first != segment_ && segments_[removed].second <= snapshot) {
+    std::filesystem::remove(directory_ / segment_name(segments_[removed].first));
+    ++removed;
+  }
+  segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(removed));
+  // Order does not matter: a crash that keeps some of the names leaves
+  // segments whose transactions the checkpoint holds, which recovery skips.
+  if (removed > 0) detail::sync_directory(directory_);
+  return removed;
 }
 
 log_writer::~log_writer() {
@@ -52,6 +66,7 @@ void log_writer::open_segment(std::uint64_t number) {
   fd_ = fd;
   segment_ = number;
   segment_used_ = 0;
+  segments_.emplace_back(number, 0);
   try {
     detail::sync_directory(directory_);
   } catch (...) {
@@ -60,7 +75,7 @@ void log_writer::open_segment(std::uint64_t number) {
   }
 }
 
-void log_writer::append(std::string_view group) {
+void log_writer::append(std::string_view group, std::uint64_t last_commit) {
   if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
   if (segment_used_ > 0 && segment_used_ + group.size() > segment_bytes_) {
     sync();
@@ -78,6 +93,7 @@ void log_writer::append(std::string_view group) {
   }
   segment_used_ += group.size();
   total_bytes_ += group.size();
+  segments_.back().second = std::max(segments_.back().second, last_commit);
   synced_ = false;
 }
 

@@ -6,8 +6,18 @@
 
 namespace weave::durability {
 
-redo_log::redo_log(const std::filesystem::path& directory, log_options options)
-    : options_(options), writer_(directory, options.segment_bytes), thread_([this] { flusher(); }) {}
+redo_log::redo_log(const std::filesystem::path& directory, log_options options,
+                   std::function<std::uint64_t()> completed, const log_scan* read)
+    : options_(options), completed_(std::move(completed)), writer_(directory, options.segment_bytes, read) {
+  // The restart group: logged transactions before it that no `through`
+  // reached were never acknowledged and are discarded for good, before this
+  // run's commits pass their timestamps.
+  written_through_ = completed_();
+  writer_.append(group_builder{}.seal(written_through_, true));
+  writer_.sync();
+  durable_through_.store(written_through_, std::memory_order_release);
+  thread_ = std::thread([this] { flusher(); });
+}
 
 redo_log::~redo_log() {
   {
@@ -23,30 +33,33 @@ redo_log::buffer& redo_log::join() {
   return buffers_.emplace_back();
 }
 
-std::uint64_t redo_log::append(buffer& b, std::uint64_t commit, std::span<const logged_write> writes) {
+void redo_log::append(buffer& b, std::uint64_t commit, std::span<const logged_write> writes) {
   std::lock_guard<std::mutex> g(b.mutex_);
-  // Read under the buffer's lock: the flusher opens the next round before it
-  // takes this lock, so a transaction it does not gather has a later ticket.
-  const std::uint64_t ticket = open_round_.load(std::memory_order_seq_cst);
   b.builder_.add(commit, writes);
-  if (b.builder_.payload_bytes() >= options_.group_bytes && !hurry_.load(std::memory_order_relaxed) &&
-      !hurry_.exchange(true, std::memory_order_relaxed)) {
-    std::lock_guard<std::mutex> w(wake_mutex_);  // else the flusher may sleep through it
-    wake_.notify_one();
-  }
-  return ticket;
+  if (b.builder_.payload_bytes() >= options_.group_bytes && !hurry_.load(std::memory_order_relaxed)) hurry();
 }
 
-bool redo_log::wait_durable(std::uint64_t ticket) {
-  if (durable(ticket)) return true;
+void redo_log::hurry() {
+  if (hurry_.exchange(true, std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> w(wake_mutex_);  // else the flusher may sleep through it
+  wake_.notify_one();
+}
+
+bool redo_log::wait_durable(std::uint64_t commit) {
+  if (durable(commit)) return true;
   std::unique_lock<std::mutex> l(wake_mutex_);
-  flushed_.wait(l, [&] { return durable(ticket) || failed(); });
-  return durable(ticket);
+  flushed_.wait(l, [&] { return durable(commit) || failed(); });
+  return durable(commit);
 }
 
 std::string redo_log::failure() const {
   std::lock_guard<std::mutex> g(failure_mutex_);
   return failure_;
+}
+
+std::size_t redo_log::remove_segments_through(std::uint64_t snapshot) {
+  std::lock_guard<std::mutex> g(writer_mutex_);
+  return writer_.remove_segments_through(snapshot);
 }
 
 void redo_log::flusher() {
@@ -65,7 +78,9 @@ void redo_log::flusher() {
 }
 
 void redo_log::flush_round() {
-  const std::uint64_t round = open_round_.fetch_add(1, std::memory_order_seq_cst);
+  // Read before gathering: every commit at or before it has been appended
+  // to a buffer by now, so it goes out in this round or went earlier.
+  const std::uint64_t through = completed_();
   bool ok = true;
   std::string what;
   try {
@@ -87,11 +102,24 @@ void redo_log::flush_round() {
       }
     }
     if (failed()) return;  // nothing more becomes durable
-    for (group_builder& group : groups) {
-      if (group.empty()) continue;
-      const std::string bytes = group.seal();
-      writer_.append(bytes);
+    std::lock_guard<std::mutex> w(writer_mutex_);
+    // With nothing to write, `through` still advances, unless a logged
+    // transaction past the last written `through` waits for a group to
+    // count it: then an empty group says so.
+    const bool uncounted = written_last_ > written_through_ && through > written_through_;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      group_builder& group = groups[i];
+      const bool last = i + 1 == groups.size();
+      if (group.empty() && !(last && uncounted)) continue;
+      const std::uint64_t latest = group.empty() ? 0 : group.last_commit();
+      // Only the last group carries the round's `through`: commits it
+      // covers may be in any of them.
+      const std::uint64_t group_through = last ? through : written_through_;
+      const std::string bytes = group.seal(group_through);
+      writer_.append(bytes, latest);
       writer_.sync();
+      written_through_ = group_through;
+      written_last_ = std::max(written_last_, latest);
       bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
       groups_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -111,7 +139,9 @@ void redo_log::flush_round() {
     failed_.store(true, std::memory_order_release);
   } else {
     std::lock_guard<std::mutex> g(wake_mutex_);
-    durable_round_.store(round, std::memory_order_release);
+    if (through > durable_through_.load(std::memory_order_relaxed)) {
+      durable_through_.store(through, std::memory_order_release);
+    }
   }
   flushed_.notify_all();
 }

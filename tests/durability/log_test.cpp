@@ -63,12 +63,14 @@ txn_copy random_txn(std::mt19937_64& rng, std::uint64_t commit) {
 
 std::string seal(const std::vector<txn_copy>& txns) {
   group_builder b;
+  std::uint64_t through = 0;
   for (const txn_copy& t : txns) {
     std::vector<logged_write> ws;
     for (const write_copy& w : t.writes) ws.push_back({w.table, w.op, w.key, w.value});
     b.add(t.commit, ws);
+    through = std::max(through, t.commit);
   }
-  return b.seal();
+  return b.seal(through);
 }
 
 using test_support::temp_dir;
@@ -214,10 +216,10 @@ TEST(log, a_group_of_another_format_version_is_never_cut_off) {
   // A later build's last group: a sound header (its own checksum) of version 2.
   group_builder b;
   b.add(99, {});
-  std::string foreign = b.seal();
+  std::string foreign = b.seal(99);
   foreign[4] = 2;
-  const std::uint64_t header_sum = XXH3_64bits(foreign.data(), 40);  // as that build would write it
-  for (int i = 0; i < 8; ++i) foreign[static_cast<std::size_t>(40 + i)] = static_cast<char>(header_sum >> (8 * i));
+  const std::uint64_t header_sum = XXH3_64bits(foreign.data(), 48);  // as that build would write it
+  for (int i = 0; i < 8; ++i) foreign[static_cast<std::size_t>(48 + i)] = static_cast<char>(header_sum >> (8 * i));
   bytes += foreign;
   std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   EXPECT_ANY_THROW(read_back(log.dir.path, nullptr, true));
@@ -262,6 +264,114 @@ TEST(log, a_failed_write_fails_every_later_call) {
   ASSERT_TRUE(failed) << "the file size limit was never reached";
   EXPECT_THROW(writer.append(seal({random_txn(rng, commit++)})), std::system_error);
   EXPECT_THROW(writer.sync(), std::system_error);
+}
+
+}  // namespace
+}  // namespace weave::durability
+
+namespace weave::durability {
+namespace {
+
+// Groups of the given commits (one write each), their `through`, whether each is a restart.
+struct planned_group {
+  std::vector<std::uint64_t> commits;
+  std::uint64_t through;
+  bool restart = false;
+};
+
+std::vector<std::uint64_t> replayed(const std::vector<planned_group>& plan, std::uint64_t after,
+                                    log_replay* result = nullptr) {
+  temp_dir dir;
+  {
+    log_writer writer(dir.path, 4096);
+    for (const planned_group& p : plan) {
+      group_builder b;
+      for (std::uint64_t c : p.commits) {
+        const std::string key = std::to_string(c);
+        const logged_write w{0, write_op::put, key, "v"};
+        b.add(c, {&w, 1});
+      }
+      writer.append(b.seal(p.through, p.restart));
+    }
+    writer.sync();
+  }
+  std::vector<std::uint64_t> out;
+  const log_replay r = replay_log(dir.path, after, [&](const logged_transaction& t) {
+    EXPECT_EQ(t.writes.size(), 1u);
+    EXPECT_EQ(t.writes[0].key, std::to_string(t.commit)) << "a held transaction lost its bytes";
+    out.push_back(t.commit);
+  });
+  if (result != nullptr) *result = r;
+  return out;
+}
+
+TEST(replay, counts_a_transaction_once_a_through_reaches_it) {
+  // 6 went out with a group whose `through` (5) it is past: a commit in
+  // flight; the next group's `through` counts it.
+  log_replay r;
+  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 5}, 7}}, 0, &r), (std::vector<std::uint64_t>{3, 4, 7, 5, 6}));
+  EXPECT_EQ(r.applied, 5u);
+  EXPECT_EQ(r.discarded, 0u);
+  EXPECT_EQ(r.through, 7u);
+  EXPECT_EQ(r.last_commit, 7u);
+}
+
+TEST(replay, a_restart_discards_what_no_through_reached) {
+  // 9 was never counted before the process ended; the next run's first
+  // group discards it, so a later `through` cannot bring it back.
+  log_replay r;
+  EXPECT_EQ(replayed({{{3}, 3}, {{9}, 7}, {{}, 7, true}, {{10, 11}, 11}}, 0, &r),
+            (std::vector<std::uint64_t>{3, 10, 11}));
+  EXPECT_EQ(r.discarded, 1u);
+  EXPECT_EQ(r.last_commit, 11u);
+}
+
+TEST(replay, what_no_through_reached_at_the_end_is_discarded) {
+  log_replay r;
+  EXPECT_EQ(replayed({{{3, 4}, 3}}, 0, &r), (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(r.discarded, 1u);
+  EXPECT_EQ(r.last_commit, 4u);
+}
+
+TEST(replay, skips_what_the_checkpoint_holds) {
+  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 5}, 7}}, 5), (std::vector<std::uint64_t>{7, 6}));
+}
+
+TEST(replay, a_random_plan_applies_exactly_the_counted_commits) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    // Commits in flight reach a group up to 3 rounds before `through` does.
+    std::vector<planned_group> plan;
+    std::vector<std::uint64_t> expect;
+    std::vector<std::uint64_t> flight;  // logged, not yet counted
+    std::uint64_t next = 1, through = 0;
+    const std::size_t groups = 1 + rng() % 12;
+    for (std::size_t g = 0; g < groups; ++g) {
+      planned_group p{{}, 0, rng() % 6 == 0};
+      if (p.restart) {
+        flight.clear();  // a crash: what was in flight is gone
+        p.through = through;
+        plan.push_back(p);
+        continue;
+      }
+      for (std::size_t i = rng() % 5; i > 0; --i) {
+        p.commits.push_back(next);
+        flight.push_back(next++);
+      }
+      if (next > 1) through = std::max<std::uint64_t>(through, next - 1 - std::min<std::uint64_t>(next - 1, rng() % 3));
+      p.through = through;
+      std::erase_if(flight, [&](std::uint64_t c) {
+        if (c > through) return false;
+        expect.push_back(c);
+        return true;
+      });
+      plan.push_back(p);
+    }
+    std::vector<std::uint64_t> got = replayed(plan, 0);
+    std::sort(got.begin(), got.end());
+    std::sort(expect.begin(), expect.end());
+    ASSERT_EQ(got, expect) << "round " << round;
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "support/temp_dir.hpp"
 #include "weave/durability/log_reader.hpp"
+#include "weave/txn/commit_clock.hpp"
 
 namespace weave::durability {
 namespace {
@@ -27,10 +28,18 @@ using test_support::temp_dir;
 std::string key_of(std::uint64_t commit) { return "k" + std::to_string(commit); }
 std::string value_of(std::uint64_t commit) { return std::string(commit % 97, 'v') + std::to_string(commit * 31); }
 
-std::uint64_t append_one(redo_log& log, redo_log::buffer& b, std::uint64_t commit) {
+// A commit as the engine makes one: drawn, appended, completed.
+std::uint64_t commit_one(txn::commit_clock& clock, redo_log& log, redo_log::buffer& b) {
+  const std::uint64_t commit = clock.draw();
   const std::string key = key_of(commit), value = value_of(commit);
   const logged_write w{static_cast<std::uint32_t>(commit % 3), write_op::put, key, value};
-  return log.append(b, commit, {&w, 1});
+  log.append(b, commit, {&w, 1});
+  clock.complete(commit);
+  return commit;
+}
+
+std::function<std::uint64_t()> completed_of(const txn::commit_clock& clock) {
+  return [&clock] { return clock.now(); };
 }
 
 // Every transaction in the log, checked against what its commit says it wrote.
@@ -53,16 +62,17 @@ TEST(redo_log, every_acknowledged_commit_of_every_thread_is_in_the_log_once) {
     o.group_window = std::chrono::microseconds(100);
     o.group_bytes = 4096;  // full buffers wake the flusher early too
     o.segment_bytes = 64 << 10;
-    redo_log log(dir.path, o);
+    txn::commit_clock clock;
+    redo_log log(dir.path, o, completed_of(clock));
     std::vector<std::thread> pool;
     std::atomic<std::uint64_t> refused{0};
     for (std::uint64_t t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
         redo_log::buffer& b = log.join();
         for (std::uint64_t i = 0; i < per_thread; ++i) {
-          const std::uint64_t ticket = append_one(log, b, 1 + t * per_thread + i);
+          const std::uint64_t commit = commit_one(clock, log, b);
           // Wait on some, as sync commits do; leave others, as async ones do.
-          if (i % 4 == 0 && !log.wait_durable(ticket)) refused.fetch_add(1);
+          if (i % 4 == 0 && !log.wait_durable(commit)) refused.fetch_add(1);
         }
       });
     }
@@ -71,7 +81,7 @@ TEST(redo_log, every_acknowledged_commit_of_every_thread_is_in_the_log_once) {
   }  // the destructor flushes what async commits left
   const auto commits = commits_in(dir.path);
   ASSERT_EQ(commits.size(), threads * per_thread);
-  std::uint64_t expect = 1;
+  std::uint64_t expect = 2;  // the clock's first commit
   for (std::uint64_t c : commits) EXPECT_EQ(c, expect++);
 }
 
@@ -79,11 +89,12 @@ TEST(redo_log, a_durable_ticket_is_in_the_files_at_once) {
   temp_dir dir;
   log_options o;
   o.group_window = std::chrono::microseconds(50);
-  redo_log log(dir.path, o);
+  txn::commit_clock clock;
+  redo_log log(dir.path, o, completed_of(clock));
   redo_log::buffer& b = log.join();
-  for (std::uint64_t c = 1; c <= 100; ++c) {
-    const std::uint64_t ticket = append_one(log, b, c);
-    ASSERT_TRUE(log.wait_durable(ticket));
+  for (int i = 0; i < 100; ++i) {
+    const std::uint64_t c = commit_one(clock, log, b);
+    ASSERT_TRUE(log.wait_durable(c));
     ASSERT_EQ(commits_in(dir.path).count(c), 1u) << "commit " << c << " was acknowledged before it was written";
   }
 }
@@ -96,23 +107,25 @@ TEST(redo_log, a_full_disk_stops_acknowledging) {
   {
     log_options o;
     o.group_window = std::chrono::microseconds(50);
-    redo_log log(dir.path, o);
+    txn::commit_clock clock;
+    redo_log log(dir.path, o, completed_of(clock));
     redo_log::buffer& b = log.join();
     struct rlimit small = old;
     small.rlim_cur = 16384;
     ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-    std::uint64_t acknowledged = 0, c = 1;
-    for (; c <= 10000; ++c) {
-      if (!log.wait_durable(append_one(log, b, c))) break;
+    std::uint64_t acknowledged = 0;
+    for (int i = 0; i < 10000; ++i) {
+      const std::uint64_t c = commit_one(clock, log, b);
+      if (!log.wait_durable(c)) break;
       acknowledged = c;
     }
     ::setrlimit(RLIMIT_FSIZE, &old);
     EXPECT_TRUE(log.failed());
     EXPECT_FALSE(log.failure().empty());
-    EXPECT_FALSE(log.wait_durable(append_one(log, b, c + 1))) << "acknowledged after the log failed";
+    EXPECT_FALSE(log.wait_durable(commit_one(clock, log, b))) << "acknowledged after the log failed";
     // What was acknowledged is there, every one of it.
     const auto commits = commits_in(dir.path);
-    for (std::uint64_t a = 1; a <= acknowledged; ++a) ASSERT_EQ(commits.count(a), 1u) << a;
+    for (std::uint64_t a = 2; a <= acknowledged; ++a) ASSERT_EQ(commits.count(a), 1u) << a;
   }
   ::signal(SIGXFSZ, old_handler);
 }

@@ -3,16 +3,27 @@
 // (wal-000001.log, wal-000002.log, ...), each a run of groups; a group is
 // what one write and one fdatasync make durable together (group commit):
 //
-//   header (48 bytes, little-endian)
-//     magic "WVLG", format version, header size,
+//   header (56 bytes, little-endian)
+//     magic "WVLG", format version, flags (bit 0: a restart),
 //     payload bytes, transactions, first and last commit timestamp,
+//     through: every commit at or before it is in this group or an earlier one,
 //     payload checksum: XXH3-64 of the payload seeded with the fields before,
-//     header checksum: XXH3-64 of the 40 bytes before it
+//     header checksum: XXH3-64 of the 48 bytes before it
 //   payload: the transactions, one after the other
 //     commit timestamp (8), writes (4), then per write
 //       table id (4), operation (1: put or remove), key bytes (2),
 //       value bytes (4), the key, the value
 //   padding to a multiple of 8 bytes (zeros)
+//
+// Which logged transactions count. Workers append a transaction to the log
+// before its commit completes, but buffers are gathered one after another,
+// so a group may hold a transaction whose commit is not yet complete while a
+// transaction it depends on (it read its writes) goes out with the next
+// group. `through` settles it: the flusher reads it (the commit clock's
+// now()) before it gathers, so every commit at or before it is in the group
+// or before. Recovery keeps a transaction only once some group's `through`
+// reaches it; the rest are the tail of commits no one was told of, and the
+// first group of the next run (a restart) discards them for good.
 //
 // A group whose checksum does not match is either the torn tail of the last
 // segment (a crash in the middle of its write: only the group being written
@@ -31,7 +42,7 @@ namespace weave::durability {
 
 inline constexpr std::uint32_t group_magic = 0x474c5657;  // "WVLG" read as little-endian bytes
 inline constexpr std::uint16_t format_version = 1;
-inline constexpr std::size_t group_header_bytes = 48;
+inline constexpr std::size_t group_header_bytes = 56;
 // The largest payload of a group; a larger length field is damage. A flush
 // writes several groups, each synced before the next, rather than a larger one.
 inline constexpr std::size_t max_group_bytes = std::size_t{1} << 30;
@@ -72,14 +83,16 @@ class group_builder {
   void add(std::uint64_t commit, std::span<const logged_write> writes);
   bool empty() const noexcept { return transactions_ == 0; }
   std::size_t transactions() const noexcept { return transactions_; }
+  std::uint64_t last_commit() const noexcept { return last_; }
   // The payload so far, without header.
   std::size_t payload_bytes() const noexcept { return payload_.size(); }
   // Moves `other`'s transactions after this one's (one group per flush: only
   // the last group of a log can then be torn).
   void take(group_builder& other);
   // The group's bytes (header, payload, padding), ready to write; the
-  // builder is empty afterwards. Throws std::length_error past max_group_bytes.
-  std::string seal();
+  // builder is empty afterwards. `through`: see above; `restart` marks the
+  // first group of a run. Throws std::length_error past max_group_bytes.
+  std::string seal(std::uint64_t through, bool restart = false);
 
  private:
   std::string payload_;
@@ -95,6 +108,8 @@ struct group_view {
   std::size_t bytes = 0;  // the whole group with its padding (complete groups)
   std::uint32_t transactions = 0;
   std::uint64_t first_commit = 0, last_commit = 0;
+  std::uint64_t through = 0;
+  bool restart = false;
   std::string_view payload;
 };
 

@@ -1,12 +1,15 @@
 #pragma once
-// Reads a log directory back, segment by segment, group by group, for
-// recovery and for `weave inspect`.
+// Reads a log directory back, segment by segment, group by group: every
+// group as it is (read_log_groups, for `weave inspect` and the tests), or
+// the transactions recovery must apply (replay_log).
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "weave/durability/log_format.hpp"
 
@@ -16,8 +19,11 @@ struct log_scan {
   std::uint64_t segments = 0;
   std::uint64_t groups = 0;
   std::uint64_t transactions = 0;
-  std::uint64_t last_commit = 0;
-  std::uint64_t bytes = 0;  // of complete groups
+  std::uint64_t last_commit = 0;  // of any logged transaction, counted or not
+  std::uint64_t through = 0;      // the largest `through` of any group
+  std::uint64_t bytes = 0;        // of complete groups
+  // Each segment's number and the last commit in it, in log order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segment_commits;
   // The torn tail of the last segment: where it starts and how long it is
   // (0: none). A crash in the middle of a write leaves one.
   std::string torn_segment;
@@ -25,13 +31,30 @@ struct log_scan {
   std::uint64_t torn_bytes = 0;
 };
 
-// Calls `each` for every transaction of every complete group, in log order.
-// A torn tail (an incomplete or damaged group after which nothing valid
-// follows, in the last segment) ends the log; with `cut_torn_tail` it is
-// truncated away, so that nothing is appended after garbage. Damage anywhere
-// else throws log_corruption naming
-// the segment and the byte offset; I/O errors throw std::system_error.
+// Calls `each` for every complete group with its transactions, in log
+// order. A torn tail (an incomplete or damaged group after which nothing
+// valid follows, in the last segment) ends the log; with `cut_torn_tail` it
+// is truncated away, so that nothing is appended after garbage. Damage
+// anywhere else throws log_corruption naming the segment and the byte
+// offset; I/O errors throw std::system_error.
+log_scan read_log_groups(const std::filesystem::path& directory,
+                         const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
+                         bool cut_torn_tail = false);
+
+// Every logged transaction, counted or not.
 log_scan read_log(const std::filesystem::path& directory,
                   const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail = false);
+
+struct log_replay : log_scan {
+  std::uint64_t applied = 0;    // transactions handed to `apply`
+  std::uint64_t discarded = 0;  // logged, but no `through` reached them before a restart or the end
+};
+
+// The transactions recovery applies: those committed after `after` (a
+// checkpoint's snapshot) that a group's `through` reached before the next
+// restart (log_format.hpp). Each is handed to `apply` once, as soon as it
+// counts, which is not commit order: the later commit of a key must win.
+log_replay replay_log(const std::filesystem::path& directory, std::uint64_t after,
+                      const std::function<void(const logged_transaction&)>& apply, bool cut_torn_tail = false);
 
 }  // namespace weave::durability

@@ -9,6 +9,10 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "weave/durability/log_reader.hpp"
 
 namespace weave::durability {
 
@@ -21,8 +25,10 @@ class log_writer {
  public:
   // Cuts a torn tail off the directory's last segment (read_log), then
   // starts a new segment after it. Throws std::system_error if it cannot be
-  // created, log_corruption if the log is damaged.
-  explicit log_writer(std::filesystem::path directory, std::size_t segment_bytes = std::size_t{64} << 20);
+  // created, log_corruption if the log is damaged. `read` is the scan of a
+  // caller that read the log and cut its tail already (recovery).
+  explicit log_writer(std::filesystem::path directory, std::size_t segment_bytes = std::size_t{64} << 20,
+                      const log_scan* read = nullptr);
   ~log_writer();
   log_writer(const log_writer&) = delete;
   log_writer& operator=(const log_writer&) = delete;
@@ -32,9 +38,15 @@ class log_writer {
   // the write fails or is short (the disk is full, the file too large; a
   // process that limits file sizes must ignore SIGXFSZ to see the error).
   // After a failure every later append and sync fails.
-  void append(std::string_view group);
+  // `last_commit` is the group's latest transaction (0 for none).
+  void append(std::string_view group, std::uint64_t last_commit = 0);
   // Makes every appended group durable (fdatasync). Throws std::system_error.
   void sync();
+
+  // Deletes the oldest segments while every transaction in them committed
+  // at or before `snapshot` (a checkpoint holds them); never the one being
+  // written. Returns how many went. Throws std::system_error.
+  std::size_t remove_segments_through(std::uint64_t snapshot);
 
   std::uint64_t segment() const noexcept { return segment_; }
   std::uint64_t bytes_written() const noexcept { return total_bytes_; }
@@ -46,6 +58,8 @@ class log_writer {
   std::size_t segment_bytes_;
   int fd_ = -1;
   std::uint64_t segment_ = 0;
+  // Segments not yet removed, with the last commit in each, in order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_;
   std::size_t segment_used_ = 0;
   std::uint64_t total_bytes_ = 0;
   bool synced_ = true;

@@ -1,10 +1,12 @@
 #pragma once
 // Group commit. Workers append committed transactions to buffers of their
 // own (a lock per buffer, which only the flusher also takes: no lock shared
-// by the workers); a flusher thread gathers the buffers every group window,
-// or sooner when one fills, writes them as one group and syncs it. Each
-// append returns a ticket, the flush round its transaction goes out with;
-// the transaction is durable once that round is.
+// by the workers), after drawing their commit timestamp and before completing
+// it; a flusher thread gathers the buffers every group window, or sooner when
+// one fills, writes them as one group and syncs it. A round first reads the
+// commit clock's completed timestamp (`through`, log_format.hpp): once the
+// round is durable, so is every commit at or before it. A commit is durable
+// when durable_through() reaches its timestamp, and so is everything it read.
 //
 // Modes: under `sync` a commit is acknowledged only when durable (a
 // coroutine suspends until then and its worker runs other transactions; a
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -51,9 +54,13 @@ class redo_log {
     group_builder builder_;
   };
 
-  // Starts a new segment in `directory` (which must exist) and the flusher.
-  // Throws std::system_error if the segment cannot be created.
-  redo_log(const std::filesystem::path& directory, log_options options);
+  // Starts a new segment in `directory` (which must exist) with a restart
+  // group, and the flusher. `completed` is the commit clock's: every commit
+  // at or before what it returns has been appended or will never be. `read`
+  // is recovery's scan of the log, whose torn tail it cut (else the log is
+  // read here). Throws std::system_error if the segment cannot be written.
+  redo_log(const std::filesystem::path& directory, log_options options, std::function<std::uint64_t()> completed,
+           const log_scan* read = nullptr);
   // Flushes what is buffered and stops the flusher.
   ~redo_log();
   redo_log(const redo_log&) = delete;
@@ -61,15 +68,21 @@ class redo_log {
 
   buffer& join();
 
-  // Buffers a committed transaction; returns its ticket.
-  std::uint64_t append(buffer& b, std::uint64_t commit, std::span<const logged_write> writes);
-  // Whether the transaction with `ticket` is durable.
-  bool durable(std::uint64_t ticket) const noexcept {
-    return durable_round_.load(std::memory_order_acquire) >= ticket;
-  }
-  // Waits until it is; false if the log failed first (the commit must not be
-  // acknowledged).
-  bool wait_durable(std::uint64_t ticket);
+  // Buffers a transaction whose commit timestamp is drawn and not yet
+  // complete. Throws std::length_error for a record larger than a group.
+  void append(buffer& b, std::uint64_t commit, std::span<const logged_write> writes);
+  // Every commit at or before this is durable.
+  std::uint64_t durable_through() const noexcept { return durable_through_.load(std::memory_order_acquire); }
+  bool durable(std::uint64_t commit) const noexcept { return durable_through() >= commit; }
+  // Its address, for a coroutine that parks until it reaches a commit.
+  const std::atomic<std::uint64_t>& durable_through_counter() const noexcept { return durable_through_; }
+  // Waits until `commit` is durable; false if the log failed first (the
+  // commit must not be acknowledged).
+  bool wait_durable(std::uint64_t commit);
+  // Asks the flusher for a round now rather than at the end of the window.
+  void hurry();
+  // Deletes the segments a checkpoint at `snapshot` makes needless.
+  std::size_t remove_segments_through(std::uint64_t snapshot);
   // A write or sync failed: nothing appended since is or will be durable.
   bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
   // The failure, for a message.
@@ -85,11 +98,14 @@ class redo_log {
   void flush_round();
 
   log_options options_;
+  std::function<std::uint64_t()> completed_;
+  std::mutex writer_mutex_;  // the flusher's rounds, and segment removal
   log_writer writer_;
+  std::uint64_t written_through_ = 0;  // of the last group written
+  std::uint64_t written_last_ = 0;     // the latest commit written
   std::mutex buffers_mutex_;  // join() and the flusher's walk over the list
   std::deque<buffer> buffers_;
-  alignas(64) std::atomic<std::uint64_t> open_round_{1};
-  alignas(64) std::atomic<std::uint64_t> durable_round_{0};
+  alignas(64) std::atomic<std::uint64_t> durable_through_{0};
   std::atomic<bool> failed_{false};
   std::atomic<bool> hurry_{false};
   std::atomic<std::uint64_t> bytes_{0}, groups_{0};
