@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,10 +42,12 @@ const char* kind_name(kind k);
 // (serializable) the commit could not be made safe.
 enum class outcome { committed, rolled_back, write_conflict, serialization_failure };
 
-inline outcome outcome_of(txn::commit_status s) noexcept {
+// A log failure ends the run: the engine acknowledges no more commits.
+inline outcome outcome_of(txn::commit_status s) {
   switch (s) {
     case txn::commit_status::committed: return outcome::committed;
     case txn::commit_status::serialization_failure: return outcome::serialization_failure;
+    case txn::commit_status::log_failure: throw std::runtime_error("a commit was refused: the log failed");
     case txn::commit_status::write_conflict: break;
   }
   return outcome::write_conflict;

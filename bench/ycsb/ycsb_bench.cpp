@@ -250,6 +250,7 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
           case txn::commit_status::committed: ++w.commits; break;
           case txn::commit_status::write_conflict: ++w.write_conflicts; break;
           case txn::commit_status::serialization_failure: ++w.serialization_failures; break;
+          case txn::commit_status::log_failure: throw std::runtime_error("a commit was refused: the log failed");
         }
       });
 }

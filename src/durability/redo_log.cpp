@@ -16,6 +16,7 @@ redo_log::redo_log(const std::filesystem::path& directory, log_options options,
   writer_.append(group_builder{}.seal(written_through_, true));
   writer_.sync();
   durable_through_.store(written_through_, std::memory_order_release);
+  settled_.store(written_through_, std::memory_order_release);
   thread_ = std::thread([this] { flusher(); });
 }
 
@@ -137,10 +138,12 @@ void redo_log::flush_round() {
     }
     std::lock_guard<std::mutex> g(wake_mutex_);
     failed_.store(true, std::memory_order_release);
+    settled_.store(~std::uint64_t{0}, std::memory_order_release);
   } else {
     std::lock_guard<std::mutex> g(wake_mutex_);
     if (through > durable_through_.load(std::memory_order_relaxed)) {
       durable_through_.store(through, std::memory_order_release);
+      settled_.store(through, std::memory_order_release);
     }
   }
   flushed_.notify_all();

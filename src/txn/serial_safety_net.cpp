@@ -25,7 +25,8 @@ const version* bottom_of(const detail::write_entry& w) noexcept {
 
 }  // namespace
 
-std::uint64_t serial_safety_net::commit(commit_clock& clock, std::span<const detail::write_entry> writes) {
+std::uint64_t serial_safety_net::commit(commit_clock& clock, std::span<const detail::write_entry> writes,
+                                        bool (*log)(void*, std::uint64_t), void* context) {
   std::vector<const version*> latched = detail::spare_vectors<const version*>::take();
   latched = reads_;
   latched.insert(latched.end(), below_.begin(), below_.end());
@@ -41,7 +42,9 @@ std::uint64_t serial_safety_net::commit(commit_clock& clock, std::span<const det
   for (const version* v : latched) latch(v);
   // Drawn under the latches: see the top of the header.
   const std::uint64_t ts = clock.draw();
-  const bool ok = check_and_publish(ts, writes);
+  // A failed log write aborts after the check has published its stamps:
+  // they only order later commits more strictly than needed.
+  const bool ok = check_and_publish(ts, writes) && (log == nullptr || log(context, ts));
   if (ok) {
     for (const detail::write_entry& w : writes) w.v->stamp.store(ts, std::memory_order_release);
   }

@@ -1,17 +1,9 @@
 #include "weave/txn/transaction.hpp"
 
+#include <array>
 #include <stdexcept>
 
 namespace weave::txn {
-
-table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records) {
-  std::lock_guard<std::mutex> g(tables_mutex_);
-  for (const auto& t : tables_) {
-    if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
-  }
-  tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records));
-  return *tables_.back();
-}
 
 transaction::transaction(engine& e)
     : engine_(&e),
@@ -37,31 +29,73 @@ transaction::transaction(transaction&& o) noexcept
   o.state_ = state::finished;
 }
 
-commit_status transaction::commit() {
+commit_status transaction::commit_in_memory() {
   if (state_ == state::finished) throw std::logic_error("transaction already finished");
+  wait_for_ = 0;
   if (state_ == state::failed) {
     abort();
     return commit_status::write_conflict;
+  }
+  durability::redo_log* log = engine_->log_.get();
+  if (log != nullptr && !writes_.empty() && log->failed()) {
+    abort();
+    return commit_status::log_failure;
   }
   std::uint64_t ts = 0;
   if (serializable_) {
     // A reader takes a commit stamp too: later overwriters of what it read,
     // and inserters into ranges it read, must order themselves after it.
     if (!writes_.empty() || !ssn_.empty()) {
-      ts = ssn_.commit(engine_->clock_, writes_);
+      const bool logs = log != nullptr && !writes_.empty();
+      ts = ssn_.commit(engine_->clock_, writes_, logs ? &log_writes_erased : nullptr, this);
       if (ts == 0) {
         abort();
-        return commit_status::serialization_failure;
+        return log_refused_ ? commit_status::log_failure : commit_status::serialization_failure;
       }
     }
   } else if (!writes_.empty()) {
     ts = engine_->clock_.draw();
+    // Logged before the commit completes: a group's `through` then covers
+    // only commits already in a buffer (log_format.hpp).
+    if (log != nullptr && !log_writes(ts)) {
+      engine_->clock_.complete(ts);  // nothing stamped: as an abort
+      abort();
+      return commit_status::log_failure;
+    }
     for (const detail::write_entry& w : writes_) w.v->stamp.store(ts, std::memory_order_release);
     engine_->clock_.complete(ts);
+  }
+  if (log != nullptr && log->options().mode == durability::durability_mode::sync) {
+    // A writer waits for its own commit; a reader for the commits it saw.
+    const std::uint64_t needed = writes_.empty() ? begin_ : ts;
+    if (!log->durable(needed)) wait_for_ = needed;
   }
   if (!writes_.empty()) prune(ts);
   finish();
   return commit_status::committed;
+}
+
+bool transaction::log_writes(std::uint64_t ts) noexcept {
+  // The writes as the log takes them; keys are copied out of the tables'
+  // key stores into one buffer that does not move while it fills.
+  thread_local std::vector<durability::logged_write> logged;
+  thread_local std::vector<char> keys;
+  try {
+    logged.clear();
+    keys.resize(writes_.size() * byte_key::capacity);
+    char* key = keys.data();
+    for (const detail::write_entry& w : writes_) {
+      const std::string_view k = w.t->logged_key(w.oid, key);
+      key += byte_key::capacity;
+      logged.push_back({w.t->id(), w.v->tombstone ? durability::write_op::remove : durability::write_op::put, k,
+                        w.v->tombstone ? std::string_view{} : w.v->value()});
+    }
+    engine_->log_->append(engine_->log_buffer(), ts, logged);
+    return true;
+  } catch (...) {  // too large for a group, or no memory: not logged, not committed
+    log_refused_ = true;
+    return false;
+  }
 }
 
 void transaction::abort() {

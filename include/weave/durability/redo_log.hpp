@@ -74,8 +74,9 @@ class redo_log {
   // Every commit at or before this is durable.
   std::uint64_t durable_through() const noexcept { return durable_through_.load(std::memory_order_acquire); }
   bool durable(std::uint64_t commit) const noexcept { return durable_through() >= commit; }
-  // Its address, for a coroutine that parks until it reaches a commit.
-  const std::atomic<std::uint64_t>& durable_through_counter() const noexcept { return durable_through_; }
+  // Reaches a commit once it is durable, or at once everything when the log
+  // fails: what a coroutine parks on (exec/park.hpp), then asks durable().
+  const std::atomic<std::uint64_t>& settled() const noexcept { return settled_; }
   // Waits until `commit` is durable; false if the log failed first (the
   // commit must not be acknowledged).
   bool wait_durable(std::uint64_t commit);
@@ -106,6 +107,7 @@ class redo_log {
   std::mutex buffers_mutex_;  // join() and the flusher's walk over the list
   std::deque<buffer> buffers_;
   alignas(64) std::atomic<std::uint64_t> durable_through_{0};
+  std::atomic<std::uint64_t> settled_{0};
   std::atomic<bool> failed_{false};
   std::atomic<bool> hurry_{false};
   std::atomic<std::uint64_t> bytes_{0}, groups_{0};

@@ -53,6 +53,10 @@ class byte_key {
 
   std::uint64_t word(unsigned i) const noexcept { return w_[i]; }
   std::size_t size() const noexcept { return w_[words - 1] & 0xff; }
+  // Writes the key's size() bytes to `out`.
+  void copy_to(char* out) const noexcept {
+    for (std::size_t i = 0, n = size(); i < n; ++i) out[i] = static_cast<char>(w_[i / 8] >> (56 - 8 * (i % 8)));
+  }
   std::string str() const {
     std::string s(size(), '\0');
     for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<char>(w_[i / 8] >> (56 - 8 * (i % 8)));

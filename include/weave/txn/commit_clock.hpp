@@ -39,6 +39,13 @@ class commit_clock {
   // has reached it.
   void complete(std::uint64_t ts) noexcept;
 
+  // Starts the clock at `ts` (recovery: past every commit in the data);
+  // only before the first draw().
+  void start_at(std::uint64_t ts) noexcept {
+    now_.store(ts, std::memory_order_release);
+    drawn_.store(ts, std::memory_order_release);
+  }
+
  private:
   static constexpr std::size_t window = 4096;
   // Moves now() past every complete timestamp that follows it.

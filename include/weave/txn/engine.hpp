@@ -2,13 +2,29 @@
 // The transaction engine: tables, the commit clock, and the epochs that
 // reclaim versions. Transactions (transaction.hpp) read a snapshot of the
 // clock and commit through it; including this header brings them too.
+//
+// An engine lives in memory only (the constructor) or in a data directory
+// (engine::open): then every committed transaction goes to a redo log, a
+// checkpoint of every table can be taken while transactions run, and opening
+// the directory again recovers the newest checkpoint and the log after it
+// (durability/ has the files). Durability modes: under `sync` a commit is
+// acknowledged once its log group is durable; under `async` at once, and a
+// crash may lose the commits of the last group window (log_options).
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
+
+#include "weave/durability/data_directory.hpp"
+#include "weave/durability/redo_log.hpp"
 
 #include "weave/memory/epoch.hpp"
 #include "weave/txn/commit_clock.hpp"
@@ -19,16 +35,50 @@ namespace weave::txn {
 
 class transaction;
 
+// How a durable engine runs.
+struct engine_options {
+  isolation level = isolation::snapshot;
+  // The durability mode (sync or async; not off) and group commit.
+  durability::log_options log;
+  // A checkpoint this often, by a thread of the engine's (zero: only when
+  // checkpoint() is called).
+  std::chrono::milliseconds checkpoint_every{0};
+};
+
+// What opening a data directory found and did.
+struct recovery_report {
+  std::uint64_t checkpoint = 0;  // the snapshot of the checkpoint loaded (0: none)
+  std::uint64_t checkpoint_records = 0;
+  std::uint64_t checkpoint_bytes = 0;
+  std::uint64_t log_transactions = 0;  // replayed
+  std::uint64_t log_discarded = 0;     // logged, never acknowledged: not replayed
+  std::uint64_t log_bytes = 0;
+  std::uint64_t torn_bytes = 0;        // the torn tail cut off the last segment
+  std::uint64_t last_commit = 0;       // the clock starts after it
+  double seconds = 0;
+};
+
 class engine {
  public:
   explicit engine(isolation level = isolation::snapshot) : level_(level) {}
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
+  ~engine();
+
+  // An engine over a data directory (created if missing): its tables and
+  // records as the last run left them. Throws durability::data_directory_error
+  // for a directory that cannot be used, durability::log_corruption for
+  // damaged files (naming the file and byte), std::invalid_argument for
+  // options.log.mode == off.
+  static std::unique_ptr<engine> open(const std::filesystem::path& directory, engine_options options = {});
 
   // A table that grows as records arrive; `expected_records` only readies
   // that many slots up front. Throws std::invalid_argument if the name is
-  // taken.
+  // taken. A durable engine records it in the catalog first.
   table& create_table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0);
+  // The table of that name, or null.
+  table* find_table(std::string_view name);
+  std::vector<table*> tables();
 
   // The timestamp every commit at or before which is complete: a new
   // transaction's snapshot.
@@ -46,8 +96,29 @@ class engine {
   const epoch_manager& epochs() const noexcept { return epochs_; }
   isolation level() const noexcept { return level_; }
 
+  // Durable engines only (else null / nothing).
+  const durability::redo_log* log() const noexcept { return log_.get(); }
+  durability::durability_mode durability() const noexcept {
+    return log_ ? log_->options().mode : durability::durability_mode::off;
+  }
+  const recovery_report& recovery() const noexcept { return recovery_; }
+  // Writes a checkpoint of every table at a snapshot taken now, while
+  // transactions run, then deletes the log segments and older checkpoints it
+  // makes needless. Returns its snapshot. Throws std::logic_error for an
+  // in-memory engine, std::system_error if it cannot be written.
+  std::uint64_t checkpoint();
+  // The error of the last background checkpoint that failed, or empty.
+  std::string checkpoint_failure() const;
+
  private:
   friend class transaction;
+  engine(isolation level, const std::filesystem::path& directory);
+  void recover(const engine_options& options);
+  table& add_table(std::string name, key_kind keys, std::size_t expected_records);
+  void checkpointer(std::chrono::milliseconds every);
+  // This thread's buffer in the log.
+  durability::redo_log::buffer& log_buffer();
+
   isolation level_;
   commit_clock clock_;
   alignas(64) std::atomic<std::uint64_t> next_id_{1};
@@ -72,6 +143,17 @@ class engine {
   std::mutex tables_mutex_;
   epoch_manager epochs_;
   std::vector<std::unique_ptr<table>> tables_;  // retired versions are in no chain: any order of freeing
+
+  // Durable engines: the directory (and its lock), the log, the checkpoints.
+  std::unique_ptr<durability::data_directory> directory_;
+  std::unique_ptr<durability::redo_log> log_;
+  recovery_report recovery_;
+  std::mutex checkpoint_mutex_;  // one checkpoint at a time
+  mutable std::mutex checkpointer_mutex_;
+  std::condition_variable checkpointer_wake_;
+  bool stopping_ = false;
+  std::string checkpoint_failure_;
+  std::thread checkpointer_;
 };
 
 }  // namespace weave::txn

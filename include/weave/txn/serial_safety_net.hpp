@@ -112,8 +112,11 @@ class serial_safety_net {
   // Commits the transaction whose writes are `writes` if that keeps every
   // history serializable: stamps the writes and returns the commit
   // timestamp once it is visible, or returns 0 (nothing stamped; the caller
-  // aborts).
-  std::uint64_t commit(commit_clock& clock, std::span<const detail::write_entry> writes);
+  // aborts). A durable engine's `log(context, ts)` writes the transaction to
+  // the log once it may commit and before it is stamped; if it returns
+  // false, commit returns 0 as well.
+  std::uint64_t commit(commit_clock& clock, std::span<const detail::write_entry> writes,
+                       bool (*log)(void*, std::uint64_t) = nullptr, void* context = nullptr);
 
   void clear() noexcept {
     detail::spare_vectors<const version*>::give(reads_);

@@ -24,6 +24,8 @@ enum class commit_status {
   write_conflict,         // an operation met another transaction's write (first updater wins)
   serialization_failure,  // serializable: committing could close a dependency cycle, or a
                           // range it read (a scan, or a key it found absent) has changed
+  log_failure,            // durable engine: the log cannot be written (the disk is full, a write or
+                          // sync failed); the commit is not acknowledged, and no later one will be
 };
 
 constexpr const char* name_of(commit_status s) noexcept {
@@ -31,6 +33,7 @@ constexpr const char* name_of(commit_status s) noexcept {
     case commit_status::committed: return "committed";
     case commit_status::write_conflict: return "write_conflict";
     case commit_status::serialization_failure: return "serialization_failure";
+    case commit_status::log_failure: return "log_failure";
   }
   return "?";
 }

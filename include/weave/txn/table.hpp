@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -37,10 +38,20 @@ class table {
   // indirection array, of which only what is used is backed.
   static constexpr std::size_t max_records = std::size_t{1} << 32;
 
-  // `expected_records` only makes that many slots usable up front.
-  explicit table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0)
-      : name_(std::move(name)), keys_(keys) {
+  // `expected_records` only makes that many slots usable up front. A table
+  // of a durable engine has an id (its number in the catalog) and keeps each
+  // record's key, which its log records name.
+  explicit table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0,
+                 std::uint32_t id = 0, bool keeps_keys = false)
+      : name_(std::move(name)), keys_(keys), id_(id) {
     if (expected_records > 0) heads_.grow_to(std::min(expected_records, max_records));
+    if (keeps_keys) {
+      if (keys == key_kind::integer) {
+        integer_keys_ = std::make_unique<growing_buffer<std::uint64_t>>(max_records);
+      } else {
+        byte_keys_ = std::make_unique<growing_buffer<byte_key>>(max_records);
+      }
+    }
   }
   table(const table&) = delete;
   table& operator=(const table&) = delete;
@@ -52,6 +63,29 @@ class table {
   }
 
   const std::string& name() const noexcept { return name_; }
+  std::uint32_t id() const noexcept { return id_; }
+  bool keeps_keys() const noexcept { return integer_keys_ != nullptr || byte_keys_ != nullptr; }
+  // Records the key of a new slot (durable engines), before the slot can be found.
+  void remember_key(oid_t oid, std::uint64_t key) {
+    integer_keys_->grow_to(oid + 1);
+    (*integer_keys_)[oid] = key;
+  }
+  void remember_key(oid_t oid, const byte_key& key) {
+    byte_keys_->grow_to(oid + 1);
+    (*byte_keys_)[oid] = key;
+  }
+  // The key of record `oid` as the log writes it (an integer as 8
+  // little-endian bytes), in `out`, which must hold byte_key::capacity bytes.
+  std::string_view logged_key(oid_t oid, char* out) const noexcept {
+    if (integer_keys_ != nullptr) {
+      const std::uint64_t k = (*integer_keys_)[oid];
+      for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<char>(k >> (8 * i));
+      return {out, 8};
+    }
+    const byte_key& k = (*byte_keys_)[oid];
+    k.copy_to(out);
+    return {out, k.size()};
+  }
   // Slots handed out: records, and keys whose insert aborted (a key keeps its
   // slot for its next insert).
   std::size_t records() const noexcept {
@@ -135,6 +169,9 @@ class table {
 
   std::string name_;
   key_kind keys_;
+  std::uint32_t id_;
+  std::unique_ptr<growing_buffer<std::uint64_t>> integer_keys_;  // durable engines: by oid
+  std::unique_ptr<growing_buffer<byte_key>> byte_keys_;
   mutable growing_buffer<version*> heads_{max_records};  // zero-filled: no version yet
   std::atomic<oid_t> next_oid_{0};
   std::atomic<std::uint32_t> usual_value_bytes_{0};

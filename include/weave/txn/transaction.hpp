@@ -31,6 +31,7 @@
 
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/load.hpp"
+#include "weave/exec/park.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/olc_btree.hpp"
 #include "weave/memory/epoch.hpp"
@@ -137,8 +138,34 @@ class transaction {
 
   // Makes the writes visible, or aborts the transaction and says why: it
   // had met a write-write conflict, or (serializable) committing it could
-  // break serializability.
-  commit_status commit();
+  // break serializability, or (durable engine) the log cannot be written.
+  // Under `sync` it returns once the commit is durable, and a read-only
+  // transaction once what it read is: the calling thread waits.
+  commit_status commit() {
+    const commit_status s = commit_in_memory();
+    if (s != commit_status::committed || wait_for_ == 0) return s;
+    return engine_->log_->wait_durable(wait_for_) ? s : commit_status::log_failure;
+  }
+
+  // The same as a suspension point: under `sync` a transaction whose policy
+  // suspends parks until its log group is durable, and its worker's
+  // scheduler runs other transactions meanwhile; under a policy that does
+  // not suspend it waits as commit() does.
+  template <execution_policy Policy>
+  task<commit_status> commit() {
+    const commit_status s = commit_in_memory();
+    if (s != commit_status::committed || wait_for_ == 0) co_return s;
+    durability::redo_log& log = *engine_->log_;
+    if constexpr (Policy::suspends) {
+      while (!log.durable(wait_for_)) {
+        if (log.failed()) co_return commit_status::log_failure;
+        co_await park_until(log.settled(), wait_for_);
+      }
+      co_return s;
+    } else {
+      co_return log.wait_durable(wait_for_) ? s : commit_status::log_failure;
+    }
+  }
 
   // Takes the writes back out of their chains, newest first.
   void abort();
@@ -146,6 +173,13 @@ class transaction {
  private:
   enum class state { active, failed, finished };
 
+  // Commit up to the wait for the disk; sets wait_for_.
+  commit_status commit_in_memory();
+  // Appends the writes to the log as commit `ts`; false if it cannot.
+  bool log_writes(std::uint64_t ts) noexcept;
+  static bool log_writes_erased(void* self, std::uint64_t ts) noexcept {
+    return static_cast<transaction*>(self)->log_writes(ts);
+  }
   void finish() noexcept;
   void prune(std::uint64_t committed);
 
@@ -263,6 +297,7 @@ class transaction {
         key,
         [&] {
           fresh = t.allocate_oid();
+          if (t.keeps_keys()) t.remember_key(fresh, key);
           t.head(fresh).store(v, std::memory_order_release);
           return fresh;
         },
@@ -349,6 +384,8 @@ class transaction {
   std::uint64_t id_;
   bool serializable_;
   state state_ = state::active;
+  std::uint64_t wait_for_ = 0;  // under sync: the commit the caller must see durable
+  bool log_refused_ = false;    // the log could not take the writes
   std::vector<detail::write_entry> writes_ = detail::spare_vectors<detail::write_entry>::take();
   serial_safety_net ssn_;  // empty unless serializable
 };

@@ -16,17 +16,27 @@
 // `group` requests gets fresh slots, and the next batch starts only when all
 // have finished.
 //
-// The loop makes no heap allocation and no indirect call besides resume().
+// An operation that parks (park.hpp: a commit waiting for the disk) leaves
+// the ring: its slot takes the next request at once, and the parked frame is
+// resumed once its counter is there, which is checked once per pass over the
+// ring. A resumed frame that suspends again on memory joins the ring, which
+// then runs one slot too many until a driver sees `excess` and retires.
+//
+// The loop makes no heap allocation and no indirect call besides resume(),
+// except for the list of parked frames.
 
 #include <array>
 #include <coroutine>
 #include <cstddef>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "weave/assert.hpp"
 #include "weave/exec/detail/completion.hpp"
 #include "weave/exec/load.hpp"
+#include "weave/exec/park.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/run_stats.hpp"
@@ -44,6 +54,7 @@ struct request_queue {
   std::size_t next;
   std::size_t last;
   std::size_t yields = 0;  // returns to the ring that were not suspensions of a request
+  std::size_t excess = 0;  // slots to retire: parked frames came back to the ring
 };
 
 // Hands control back to the ring: resumed like a suspended request.
@@ -64,6 +75,10 @@ inline constexpr std::size_t requests_per_turn = 64;
 template <class Policy, class Make, class Sink>
 task<void> drive(request_queue<Make, Sink>& queue) {
   for (std::size_t done = 1; queue.next < queue.last; ++done) {
+    if (queue.excess > 0) {
+      --queue.excess;
+      co_return;
+    }
     const std::size_t i = queue.next++;
     if constexpr (std::is_void_v<typename task_of<Make, Policy>::value_type>) {
       co_await queue.make(Policy{}, i);
@@ -84,21 +99,71 @@ task<void> drive(request_queue<Make, Sink>& queue) {
 // `new_slot()` makes the task of each of its slots. A slot that throws ends
 // the run: the exception reaches the caller, and the slots' frames (with
 // every frame they await) are destroyed. Returns the resumptions that did
-// not finish a slot.
+// not finish a slot. `excess` (null: slots never retire early) counts the
+// slots that must retire because parked frames came back.
 template <class SetEnd, class NewSlot>
 std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::size_t last, SetEnd set_end,
-                      NewSlot new_slot) {
+                      NewSlot new_slot, std::size_t* excess = nullptr) {
   WEAVE_ASSERT(group >= 1 && group <= max_group);
-  std::array<task<void>, max_group> slots;
-  std::array<std::coroutine_handle<>, max_group> leaves;
+  // Room for frames that come back from parking while the ring is full.
+  constexpr std::size_t capacity = 2 * max_group;
+  std::array<task<void>, capacity> slots;
+  std::array<std::coroutine_handle<>, capacity> leaves;
   std::size_t resumes = 0;
   std::size_t finished = 0;
+  struct parked_slot {
+    task<void> slot;
+    std::coroutine_handle<> leaf;
+    park_request wait;
+  };
+  std::vector<parked_slot> parked;
+  std::size_t live = 0;
+  parked_request_reset();
+
+  // Takes the frame just suspended out of slot k if it parked; true if so.
+  const auto park = [&](std::size_t k) {
+    if (parked_request_empty()) [[likely]] return false;
+    parked.push_back({std::move(slots[k]), leaves[k], take_park_request()});
+    return true;
+  };
+  // Resumes the parked frames whose counters are there, while the ring has
+  // room. Each is asked to retire once its request is done (a frame that
+  // waits on memory again joins the ring, and another slot retires instead).
+  const auto wake = [&] {
+    for (std::size_t p = 0; p < parked.size() && live < capacity;) {
+      if (!parked[p].wait.ready()) {
+        ++p;
+        continue;
+      }
+      parked_slot s = std::move(parked[p]);
+      parked[p] = std::move(parked.back());
+      parked.pop_back();
+      if (excess != nullptr) ++*excess;
+      s.leaf.resume();
+      ++resumes;
+      if (s.slot.done()) {
+        ++finished;
+        s.slot.handle().promise().result();
+        continue;
+      }
+      s.leaf = take_resume_point();
+      if (!parked_request_empty()) {
+        s.wait = take_park_request();
+        parked.push_back(std::move(s));
+        continue;
+      }
+      slots[live] = std::move(s.slot);
+      leaves[live] = s.leaf;
+      ++live;
+    }
+  };
 
   const std::size_t batch = refill ? last - first : group;
   for (std::size_t begin = first; begin < last; begin += batch) {
     const std::size_t end = begin + std::min(batch, last - begin);
     set_end(end);
-    std::size_t live = std::min(group, end - begin);
+    if (excess != nullptr) *excess = 0;
+    live = std::min(group, end - begin);
     for (std::size_t k = 0; k < live; ++k) {
       slots[k] = new_slot();
       leaves[k] = slots[k].handle();
@@ -108,7 +173,16 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       ++resumes;
       if (!slots[k].done()) {
         leaves[k] = take_resume_point();
-        k = k + 1 < live ? k + 1 : 0;
+        if (!park(k)) [[likely]] {
+          if (++k == live) {
+            k = 0;
+            if (!parked.empty()) wake();
+          }
+          continue;
+        }
+        // The parked frame's slot takes the next request.
+        slots[k] = new_slot();
+        leaves[k] = slots[k].handle();
         continue;
       }
       // The slot ran out of requests, or failed: it leaves the ring.
@@ -117,8 +191,38 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       --live;
       slots[k] = std::move(slots[live]);
       leaves[k] = leaves[live];
+      if (k == live) {
+        k = 0;
+        if (!parked.empty()) wake();
+      }
+    }
+  }
+  // Every request has run; the parked ones wait for their counters.
+  while (!parked.empty()) {
+    wake();
+    for (std::size_t k = 0; live > 0;) {  // frames that came back and wait on memory
+      leaves[k].resume();
+      ++resumes;
+      if (!slots[k].done()) {
+        leaves[k] = take_resume_point();
+        if (park(k)) {
+          --live;
+          slots[k] = std::move(slots[live]);
+          leaves[k] = leaves[live];
+          if (k == live) k = 0;
+          continue;
+        }
+        k = k + 1 < live ? k + 1 : 0;
+        continue;
+      }
+      ++finished;
+      slots[k].handle().promise().result();
+      --live;
+      slots[k] = std::move(slots[live]);
+      leaves[k] = leaves[live];
       if (k == live) k = 0;
     }
+    if (!parked.empty()) std::this_thread::yield();
   }
   return resumes - finished;
 }
@@ -138,7 +242,7 @@ run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_
     request_queue<Make, Sink> queue{make, sink, first, first};
     stats.suspensions = run_slots(
         group, refill, first, last, [&](std::size_t end) { queue.last = end; },
-        [&] { return drive<Policy>(queue); });
+        [&] { return drive<Policy>(queue); }, &queue.excess);
     stats.suspensions -= queue.yields;
   }
   return stats;

@@ -1,0 +1,55 @@
+#pragma once
+// Waiting for something slower than memory without blocking the worker: a
+// commit that waits for its log group to reach the disk. park_until(c, v)
+// suspends until the counter `c` reaches `v`. A ring scheduler (interleaved
+// or batched) sets the waiting operation aside, lets its slot take the next
+// request, and resumes it once the counter is there; any other loop that
+// resumes it just finds it not ready and lets it suspend again.
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+
+#include "weave/exec/load.hpp"
+
+namespace weave {
+
+namespace detail {
+
+// What the last suspension on this thread waits for, if it parked: read and
+// cleared by the ring right after each resume.
+struct park_request {
+  const std::atomic<std::uint64_t>* counter = nullptr;
+  std::uint64_t value = 0;
+  bool ready() const noexcept { return counter->load(std::memory_order_acquire) >= value; }
+};
+inline thread_local constinit park_request last_park{};
+
+inline void parked_request_reset() noexcept { last_park = {}; }
+inline bool parked_request_empty() noexcept { return last_park.counter == nullptr; }
+inline park_request take_park_request() noexcept {
+  const park_request p = last_park;
+  last_park = {};
+  return p;
+}
+
+}  // namespace detail
+
+struct park_awaitable : detail::suspend_to_scheduler {
+  const std::atomic<std::uint64_t>* counter;
+  std::uint64_t value;
+
+  bool await_ready() const noexcept { return counter->load(std::memory_order_acquire) >= value; }
+  void await_suspend(std::coroutine_handle<> self) noexcept {
+    detail::resume_point = self.address();
+    detail::last_park = {counter, value};
+  }
+  void await_resume() const noexcept {}
+};
+
+// The caller loops until the condition holds: a resume does not promise it.
+inline park_awaitable park_until(const std::atomic<std::uint64_t>& counter, std::uint64_t value) noexcept {
+  return {{}, &counter, value};
+}
+
+}  // namespace weave

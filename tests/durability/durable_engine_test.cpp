@@ -1,0 +1,313 @@
+// A durable engine against an oracle: random transactions over integer- and
+// byte-keyed tables, closed and reopened (with and without checkpoints), in
+// every execution mode; damaged files; a disk that fills.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+#include "weave/durability/checkpoint.hpp"
+#include "weave/durability/log_writer.hpp"
+#include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
+#include "weave/exec/sync_wait.hpp"
+#include "weave/txn/engine.hpp"
+
+namespace weave::txn {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::temp_dir;
+using durability::durability_mode;
+
+// The oracle: each table's committed records.
+using oracle = std::map<std::string, std::map<std::string, std::string>>;
+
+std::string int_key(std::uint64_t k) { return std::to_string(k); }
+
+engine_options options_for(durability_mode mode, isolation level = isolation::snapshot) {
+  engine_options o;
+  o.level = level;
+  o.log.mode = mode;
+  o.log.group_window = std::chrono::microseconds(100);
+  o.log.segment_bytes = 16 << 10;  // many segments
+  return o;
+}
+
+table& table_of(engine& e, const std::string& name, key_kind keys) {
+  if (table* t = e.find_table(name)) return *t;
+  return e.create_table(name, keys);
+}
+
+// Everything an engine holds, read in one snapshot.
+oracle contents(engine& e) {
+  oracle out;
+  transaction t = e.begin();
+  for (table* tab : e.tables()) {
+    auto& records = out[tab->name()];
+    if (tab->keys() == key_kind::integer) {
+      std::vector<std::pair<std::uint64_t, std::string_view>> all;
+      sync_wait(t.scan<sequential_policy>(*tab, std::uint64_t{0}, ~std::size_t{0}, all));
+      for (const auto& [k, v] : all) records[int_key(k)] = std::string(v);
+    } else {
+      std::vector<std::pair<std::string, std::string_view>> all;
+      sync_wait(t.scan<sequential_policy>(*tab, std::string(""), ~std::size_t{0}, all));
+      for (const auto& [k, v] : all) records[k] = std::string(v);
+    }
+  }
+  t.abort();
+  return out;
+}
+
+// One random transaction over tables "ints" and "strings": puts, inserts,
+// removes of keys from a small range, so that they collide. Applies what it
+// committed to `model`.
+template <class Policy>
+task<commit_status> random_transaction(engine& e, std::uint64_t seed, oracle& model) {
+  std::mt19937_64 rng(seed);
+  table& ints = *e.find_table("ints");
+  table& strings = *e.find_table("strings");
+  transaction t = e.begin();
+  oracle mine = model;  // what it would leave
+  for (int op = 1 + static_cast<int>(rng() % 5); op > 0; --op) {
+    const bool on_ints = rng() % 2 == 0;
+    const std::uint64_t n = rng() % 40;
+    const std::string key = on_ints ? int_key(n) : "key-" + std::to_string(n) + std::string(rng() % 30, 'x');
+    std::string value(rng() % 200, '\0');
+    for (char& c : value) c = static_cast<char>('a' + rng() % 26);
+    table& tab = on_ints ? ints : strings;
+    auto& records = mine[tab.name()];
+    status s{};
+    switch (rng() % 3) {
+      case 0:
+        s = on_ints ? co_await t.insert<Policy>(tab, n, value) : co_await t.insert<Policy>(tab, key, value);
+        if (s == status::ok) records[key] = value;
+        break;
+      case 1:
+        s = on_ints ? co_await t.put<Policy>(tab, n, value) : co_await t.put<Policy>(tab, key, value);
+        if (s == status::ok) records[key] = value;
+        break;
+      default:
+        s = on_ints ? co_await t.remove<Policy>(tab, n) : co_await t.remove<Policy>(tab, key);
+        if (s == status::ok) records.erase(key);
+        break;
+    }
+    if (s == status::conflict) break;
+  }
+  const commit_status c = co_await t.commit<Policy>();
+  if (c == commit_status::committed) model = std::move(mine);
+  co_return c;
+}
+
+enum class run_mode { sequential, strict_batches, pipeline };
+
+// `count` random transactions, one at a time (each sees the last: the
+// oracle is sequential), under a scheduler of the mode.
+void run_some(engine& e, run_mode mode, std::uint64_t first_seed, std::size_t count, oracle& model) {
+  const auto make = [&](auto policy, std::size_t i) {
+    return random_transaction<decltype(policy)>(e, first_seed + i, model);
+  };
+  const auto sink = [](std::size_t, commit_status s) { ASSERT_EQ(s, commit_status::committed); };
+  // One at a time: groups of one still park at commit and resume.
+  for (std::size_t i = 0; i < count; ++i) {
+    switch (mode) {
+      case run_mode::sequential: sequential_scheduler{}.run(i, i + 1, make, sink); break;
+      case run_mode::strict_batches: batched_scheduler{1}.run(i, i + 1, make, sink); break;
+      case run_mode::pipeline: interleaved_scheduler{1}.run(i, i + 1, make, sink); break;
+    }
+  }
+}
+
+struct durable_engine : ::testing::TestWithParam<std::tuple<durability_mode, isolation, run_mode>> {};
+
+TEST_P(durable_engine, reopening_finds_every_committed_transaction) {
+  const auto [mode, level, how] = GetParam();
+  temp_dir dir;
+  oracle model;
+  std::mt19937_64 rng(11);
+  for (int cycle = 0; cycle < 6; ++cycle) {
+    auto e = engine::open(dir.path, options_for(mode, level));
+    if (cycle == 0) {
+      EXPECT_EQ(e->recovery().log_transactions, 0u);
+    }
+    table_of(*e, "ints", key_kind::integer);
+    table_of(*e, "strings", key_kind::bytes);
+    model.try_emplace("ints");
+    model.try_emplace("strings");
+    ASSERT_EQ(contents(*e), model) << "cycle " << cycle;
+    run_some(*e, how, rng(), 40, model);
+    if (rng() % 2 == 0) e->checkpoint();
+    run_some(*e, how, rng(), 20, model);
+    ASSERT_EQ(contents(*e), model);
+  }
+  auto e = engine::open(dir.path, options_for(mode, level));
+  EXPECT_EQ(contents(*e), model);
+}
+
+INSTANTIATE_TEST_SUITE_P(modes, durable_engine,
+                         ::testing::Combine(::testing::Values(durability_mode::sync, durability_mode::async),
+                                            ::testing::Values(isolation::snapshot, isolation::serializable),
+                                            ::testing::Values(run_mode::sequential, run_mode::strict_batches,
+                                                              run_mode::pipeline)));
+
+TEST(durable_engine_files, a_checkpoint_removes_the_log_it_holds_and_older_checkpoints) {
+  temp_dir dir;
+  oracle model;
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  e->create_table("ints", key_kind::integer);
+  e->create_table("strings", key_kind::bytes);
+  run_some(*e, run_mode::sequential, 1, 300, model);
+  const auto segments = [&] {
+    std::size_t n = 0;
+    for (const auto& f : fs::directory_iterator(dir.path)) n += durability::segment_number(f.path().filename().string()) > 0;
+    return n;
+  };
+  const std::size_t before = segments();
+  EXPECT_GT(before, 3u);
+  const std::uint64_t first = e->checkpoint();
+  EXPECT_EQ(e->checkpoint(), first) << "nothing committed since: the same checkpoint";
+  run_some(*e, run_mode::sequential, 1000, 10, model);
+  const std::uint64_t second = e->checkpoint();
+  EXPECT_GT(second, first);
+  EXPECT_LT(segments(), before);
+  EXPECT_FALSE(fs::exists(dir.path / durability::checkpoint_name(first)));
+  EXPECT_TRUE(fs::exists(dir.path / durability::checkpoint_name(second)));
+  e.reset();
+  e = engine::open(dir.path, options_for(durability_mode::sync));
+  EXPECT_EQ(e->recovery().checkpoint, second);
+  EXPECT_EQ(contents(*e), model);
+}
+
+TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 10; ++round) {
+    temp_dir dir;
+    std::vector<oracle> states;  // after each commit
+    {
+      auto e = engine::open(dir.path, options_for(durability_mode::sync));
+      e->create_table("ints", key_kind::integer);
+      e->create_table("strings", key_kind::bytes);
+      oracle model = contents(*e);
+      states.push_back(model);
+      for (int i = 0; i < 30; ++i) {
+        run_some(*e, run_mode::sequential, rng(), 1, model);
+        states.push_back(model);
+      }
+    }
+    // The newest segment, cut or overwritten at a random byte.
+    fs::path last;
+    for (const auto& f : fs::directory_iterator(dir.path)) {
+      if (durability::segment_number(f.path().filename().string()) > 0 && f.path() > last) last = f.path();
+    }
+    ASSERT_FALSE(last.empty());
+    const auto size = fs::file_size(last);
+    const auto at = rng() % size;
+    if (rng() % 2 == 0) {
+      fs::resize_file(last, at);
+    } else {
+      std::fstream f(last, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(at));
+      for (auto i = at; i < size; ++i) f.put(static_cast<char>(rng()));
+    }
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    const oracle got = contents(*e);
+    bool prefix = false;
+    for (const oracle& s : states) prefix = prefix || s == got;
+    EXPECT_TRUE(prefix) << "round " << round << ": recovery kept something that is no prefix of the commits";
+  }
+}
+
+TEST(durable_engine_files, damage_before_the_tail_or_in_a_checkpoint_is_reported) {
+  temp_dir dir;
+  {
+    oracle model;
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes);
+    run_some(*e, run_mode::sequential, 1, 100, model);
+    e->checkpoint();
+    run_some(*e, run_mode::sequential, 500, 100, model);
+  }
+  const auto flip_in = [&](const std::string& prefix) {
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(dir.path)) {
+      if (f.path().filename().string().starts_with(prefix)) files.push_back(f.path());
+    }
+    std::sort(files.begin(), files.end());
+    const fs::path target = files.front();  // the oldest: never the torn tail
+    std::fstream f(target, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(fs::file_size(target) / 2));
+    const char c = static_cast<char>(f.get());
+    f.seekp(static_cast<std::streamoff>(fs::file_size(target) / 2));
+    f.put(static_cast<char>(c ^ 0x10));
+    return target;
+  };
+  const fs::path segment = flip_in("wal-");
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    FAIL() << "a damaged segment was accepted";
+  } catch (const durability::log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find(segment.filename().string()), std::string::npos) << e.what();
+  }
+  fs::remove(segment);  // the rest of the test: the checkpoint
+  const fs::path checkpoint = flip_in("checkpoint-");
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    FAIL() << "a damaged checkpoint was accepted";
+  } catch (const durability::log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find(checkpoint.filename().string()), std::string::npos) << e.what();
+  }
+}
+
+TEST(durable_engine_files, a_second_engine_on_the_directory_is_refused) {
+  temp_dir dir;
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  EXPECT_THROW(engine::open(dir.path, options_for(durability_mode::sync)), durability::data_directory_error);
+  EXPECT_THROW(engine::open(dir.path / "x", options_for(durability_mode::off)), std::invalid_argument);
+}
+
+TEST(durable_engine_files, a_full_disk_fails_commits_and_acknowledges_none_after) {
+  temp_dir dir;
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  std::map<std::uint64_t, std::string> acknowledged;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    table& t = e->create_table("ints", key_kind::integer);
+    struct rlimit small = old;
+    small.rlim_cur = 8192;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    commit_status s = commit_status::committed;
+    for (std::uint64_t k = 0; k < 10000 && s == commit_status::committed; ++k) {
+      transaction tx = e->begin();
+      const std::string value(100, static_cast<char>('a' + k % 26));
+      ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, k, value)), status::ok);
+      s = tx.commit();
+      if (s == commit_status::committed) acknowledged[k] = value;
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    EXPECT_EQ(s, commit_status::log_failure);
+    EXPECT_TRUE(e->log()->failed());
+    transaction tx = e->begin();
+    ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, 99999, "v")), status::ok);
+    EXPECT_EQ(tx.commit(), commit_status::log_failure) << "a commit after the failure";
+  }
+  ::signal(SIGXFSZ, old_handler);
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  const oracle got = contents(*e);
+  for (const auto& [k, v] : acknowledged) ASSERT_EQ(got.at("ints").at(int_key(k)), v) << k;
+}
+
+}  // namespace
+}  // namespace weave::txn
