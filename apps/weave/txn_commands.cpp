@@ -15,6 +15,19 @@
 
 namespace weave::cli {
 
+namespace {
+
+void add_durability_options(CLI::App* cmd, bench::durability_choice& d) {
+  cmd->add_option("--durability", d.mode, "off | async | sync: keep no log, or log every commit (acknowledged at once, or once durable)")
+      ->capture_default_str();
+  cmd->add_option("--data", d.data, "the data directory of a durable engine (new or empty)");
+  cmd->add_option("--group-commit-us", d.group_commit_us, "the log's group window in microseconds")
+      ->check(unsigned_in(1, 1000000))
+      ->capture_default_str();
+}
+
+}  // namespace
+
 void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   struct ycsb_cli {
     std::string records = "1M";
@@ -33,6 +46,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string isolation = "si";
     std::size_t retries = 0;
     std::uint64_t seed = 42;
+    bench::durability_choice durability;
     bool quiet = false;
   };
   auto y = std::make_shared<ycsb_cli>();
@@ -60,6 +74,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->check(unsigned_in(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
+  add_durability_options(cmd, y->durability);
   cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
   commands.add(cmd, [y] {
     bench::ycsb_options o;
@@ -80,6 +95,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.isolation = y->isolation;
     o.retries = y->retries;
     o.seed = y->seed;
+    o.durability = y->durability;
     o.verbose = bench::progress_wanted(y->quiet);
     bench::validate(o);
     warn_if_more_threads_than_cpus(o.threads);
@@ -103,6 +119,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t retries = 0;
     bool check = false;
     std::uint64_t seed = 42;
+    bench::durability_choice durability;
     bool quiet = false;
   };
   auto c = std::make_shared<tpcc_cli>();
@@ -126,6 +143,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
+  add_durability_options(tpcc_cmd, c->durability);
   tpcc_cmd->add_flag("--quiet", c->quiet, "no progress on stderr");
   commands.add(tpcc_cmd, [c] {
     bench::tpcc_options o;
@@ -143,6 +161,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.retries = c->retries;
     o.check = c->check;
     o.seed = c->seed;
+    o.durability = c->durability;
     o.verbose = bench::progress_wanted(c->quiet);
     bench::validate(o);
     warn_if_more_threads_than_cpus(o.threads);

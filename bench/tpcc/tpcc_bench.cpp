@@ -44,6 +44,7 @@ std::size_t new_order_room(const tpcc_options& o) {
 }  // namespace
 
 void validate(const tpcc_options& o) {
+  validate(o.durability);
   if (o.warehouses < 1 || o.warehouses > tpcc::max_warehouses) {
     throw std::invalid_argument(fmt::format("--warehouses must be 1..{}", tpcc::max_warehouses));
   }
@@ -65,7 +66,9 @@ std::size_t estimated_bytes(const tpcc_options& o) { return tpcc::estimated_byte
 std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
   validate(o);
-  txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
+  const std::unique_ptr<txn::engine> owned =
+      make_engine(o.durability, o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
+  txn::engine& db = *owned;
   const tpcc::tables tables = tpcc::tables::create(db, o.warehouses);
   const std::size_t most_threads = *std::max_element(o.threads.begin(), o.threads.end());
   const auto load_start = clock_type::now();
@@ -74,6 +77,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   });
   const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
   if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses, load_seconds);
+  // The load's log goes: the runs start from a checkpoint, as a database would.
+  if (db.log() != nullptr) db.checkpoint();
   std::vector<participant*> members;
   for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
   tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
@@ -84,6 +89,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     tpcc::mode mode;
     std::vector<double> txn_per_s;
     tpcc::tally total;
+    log_use log;
   };
   const auto describe = [&](const config& cfg) {
     nlohmann::ordered_json j;
@@ -104,7 +110,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   };
   // Counts and latency, in all and by kind (TPC-C's limits are on each
   // kind's 90th percentile).
-  const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t) {
+  const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t, const log_use& log) {
     std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
     std::vector<float> all;
     for (std::size_t k = 0; k < tpcc::kinds; ++k) {
@@ -129,13 +135,14 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["latency_us"] = latency_summary(all);
     j["p50_us"] = j["latency_us"]["p50"];
     j["p99_us"] = j["latency_us"]["p99"];
+    describe_log(j, o.durability, log, commits);
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (tpcc::mode m : o.modes) {
         if (!tpcc::interleaves(m) && batch != o.batches.front()) continue;  // no batch to vary
-        configs.push_back(config{threads, batch, m, {}, {}});
+        configs.push_back(config{threads, batch, m, {}, {}, {}});
       }
     }
   }
@@ -151,9 +158,13 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         workers.emplace_back(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
       }
+      const log_meter meter(db);
+      // A scheduler's run ends by waiting for its last commits' log group:
+      // a durable engine gets longer runs, so that the wait is rare.
+      const std::size_t chunk = (db.log() != nullptr ? 256 : 16) * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
-        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, 16 * cfg.batch, percent, tallies[t]);
+        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t]);
       });
       double txn_per_s = 0;
       tpcc::tally run;
@@ -163,12 +174,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       }
       cfg.txn_per_s.push_back(txn_per_s);
       cfg.total.add(run);
+      log_use log;
+      log.add(meter);
+      cfg.log.bytes += log.bytes;
+      cfg.log.groups += log.groups;
+      cfg.log.write_ns += log.write_ns;
       // This repetition's line, printed now: an interrupted sweep keeps it.
       nlohmann::ordered_json j = describe(cfg);
       j["run_type"] = "repetition";
       j["repetition"] = r + 1;
       j["txn_per_s"] = txn_per_s;
-      add_counts(j, run);
+      add_counts(j, run, log);
       if (each) each(j);
     }
   }
@@ -182,7 +198,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j = describe(cfg);
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
-    add_counts(j, cfg.total);
+    add_counts(j, cfg.total, cfg.log);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

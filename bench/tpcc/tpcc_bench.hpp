@@ -13,6 +13,8 @@
 
 #include "bench/tpcc/runner.hpp"
 
+#include "bench/workload/durability.hpp"
+
 namespace weave::bench {
 
 struct tpcc_options {
@@ -30,6 +32,7 @@ struct tpcc_options {
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   bool check = false;
   std::uint64_t seed = 42;
+  durability_choice durability;
   bool verbose = true;
 };
 

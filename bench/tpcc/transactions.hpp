@@ -232,7 +232,7 @@ task<outcome> new_order(worker_state& ws, random_source& r) {
       co_return outcome::write_conflict;
     }
   }
-  co_return outcome_of(t.commit());
+  co_return outcome_of(co_await t.commit<Policy>());
 }
 
 template <class Policy, bool Nested>
@@ -292,7 +292,7 @@ task<outcome> payment(worker_state& ws, random_source& r) {
       txn::status::ok) {
     co_return outcome::write_conflict;
   }
-  co_return outcome_of(t.commit());
+  co_return outcome_of(co_await t.commit<Policy>());
 }
 
 template <class Policy, bool Nested>
@@ -325,7 +325,7 @@ task<outcome> order_status(worker_state& ws, random_source& r) {
     for (const auto& [k, v] : lines) seen += static_cast<std::uint64_t>(row_of<order_line_row>(v).amount);
   }
   ws.checksum += seen;
-  co_return outcome_of(t.commit());
+  co_return outcome_of(co_await t.commit<Policy>());
 }
 
 template <class Policy, bool Nested>
@@ -373,7 +373,7 @@ task<outcome> delivery(worker_state& ws, random_source& r) {
     }
     delivered[d] = o;
   }
-  if (const outcome o = outcome_of(t.commit()); o != outcome::committed) co_return o;
+  if (const outcome o = outcome_of(co_await t.commit<Policy>()); o != outcome::committed) co_return o;
   for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {
     if (delivered[d] == 0) continue;
     auto& hint = s.undelivered[district_key(w, d)];
@@ -431,7 +431,7 @@ task<outcome> stock_level(worker_state& ws, random_source& r) {
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
   if (missing) co_return outcome::write_conflict;
-  co_return outcome_of(t.commit());
+  co_return outcome_of(co_await t.commit<Policy>());
 }
 
 // Q2* after CoroBase's TPC-CH: in one region, for `suppliers_per_q2` of its
@@ -464,7 +464,7 @@ task<outcome> q2(worker_state& ws, random_source& r) {
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
   if (missing) co_return outcome::write_conflict;
-  co_return outcome_of(t.commit());
+  co_return outcome_of(co_await t.commit<Policy>());
 }
 
 // The transaction of kind k, its inputs drawn from r.

@@ -70,6 +70,7 @@ const char* ycsb_workload_name(ycsb_workload w) {
 }
 
 void validate(const ycsb_options& o) {
+  validate(o.durability);
   if (o.records == 0) throw std::invalid_argument("--records must be at least 1");
   if (o.key_bytes != 8) {
     // Byte-string keys: "user" and the record number in zero-padded digits.
@@ -221,7 +222,7 @@ task<txn::commit_status> transaction_body(const context& c, worker& w, const std
       }
     }
     if (ok) {
-      result = t.commit();
+      result = co_await t.commit<Policy>();
     } else {
       t.abort();
       result = txn::commit_status::write_conflict;
@@ -307,12 +308,16 @@ void load(const ycsb_options& o, txn::engine& db, txn::table& table) {
 std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
   validate(o);
-  txn::engine db(o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
+  const std::unique_ptr<txn::engine> owned =
+      make_engine(o.durability, o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
+  txn::engine& db = *owned;
   txn::table& table =
       db.create_table("usertable", o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes, o.records);
   const auto load_start = clock_type::now();
   load(o, db, table);
   const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
+  // The load's log goes: the runs start from a checkpoint, as a database would.
+  if (db.log() != nullptr) db.checkpoint();
   const context c{o, db, table};
 
   // Workers keep their participant across runs.
@@ -325,6 +330,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     std::vector<double> txn_per_s;
     std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
     std::vector<float> latency;
+    log_use log;
   };
   // The fields that say what a configuration ran, then its counts and latency.
   const auto describe = [&](const config& cfg) {
@@ -356,6 +362,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["serialization_failures"] = cfg.serialization_failures;
     j["retry"] = o.retries;
     j["retries"] = cfg.retries;
+    describe_log(j, o.durability, cfg.log, cfg.commits);
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -363,7 +370,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       for (ycsb_mode mode : o.modes) {
         const bool batched = mode == ycsb_mode::coro || mode == ycsb_mode::coro_nested;
         if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
-        configs.push_back(config{threads, batch, mode, {}, 0, 0, 0, 0, {}});
+        configs.push_back(config{threads, batch, mode, {}, 0, 0, 0, 0, {}, {}});
       }
     }
   }
@@ -382,17 +389,22 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
         for (auto& k : workers[t].keys) k = chooser.next();
       }
+      const log_meter meter(db);
+      // A scheduler's run ends by waiting for its last commits' log group:
+      // a durable engine gets longer runs, so that the wait is rare.
+      const std::size_t chunk = (db.log() != nullptr ? 1024 : 64) * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
         if (o.key_bytes == 8) {
-          run_mode<false>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+          run_mode<false>(c, workers[t], cfg.mode, cfg.batch, chunk);
         } else {
-          run_mode<true>(c, workers[t], cfg.mode, cfg.batch, 64 * cfg.batch);
+          run_mode<true>(c, workers[t], cfg.mode, cfg.batch, chunk);
         }
       });
       // This repetition's line, printed now: an interrupted sweep keeps it.
-      config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}};
+      config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}, {}};
+      run.log.add(meter);
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         run.commits += workers[t].commits;
@@ -407,6 +419,9 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       cfg.write_conflicts += run.write_conflicts;
       cfg.serialization_failures += run.serialization_failures;
       cfg.retries += run.retries;
+      cfg.log.bytes += run.log.bytes;
+      cfg.log.groups += run.log.groups;
+      cfg.log.write_ns += run.log.write_ns;
       cfg.latency.insert(cfg.latency.end(), run.latency.begin(), run.latency.end());
       nlohmann::ordered_json j = describe(run);
       j["run_type"] = "repetition";

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/workload/durability.hpp"
+
 namespace weave::bench {
 
 enum class ycsb_mode { naive, prefetch, multi_key, coro_nested, coro };
@@ -49,6 +51,7 @@ struct ycsb_options {
   std::string isolation = "si";
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   std::uint64_t seed = 42;
+  durability_choice durability;
   bool verbose = true;
 };
 

@@ -58,21 +58,24 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
   }
   if (bytes > max_transaction_bytes) throw std::length_error("a transaction's log record would pass 1 GiB");
   if (transactions_ == 0xffffffffu) throw std::length_error("a log group holds at most 2^32-1 transactions");
+  // Sized once and filled in place: this runs in every commit.
   const std::size_t before = payload_.size();
-  try {
-    put<std::uint64_t>(payload_, commit);
-    put<std::uint32_t>(payload_, static_cast<std::uint32_t>(writes.size()));
-    for (const logged_write& w : writes) {
-      put<std::uint32_t>(payload_, w.table);
-      put<std::uint8_t>(payload_, static_cast<std::uint8_t>(w.op));
-      put<std::uint16_t>(payload_, static_cast<std::uint16_t>(w.key.size()));
-      put<std::uint32_t>(payload_, static_cast<std::uint32_t>(w.value.size()));
-      payload_.append(w.key);
-      payload_.append(w.value);
-    }
-  } catch (...) {
-    payload_.resize(before);  // no half transaction in a group that will be checksummed
-    throw;
+  payload_.resize(before + bytes);  // all or, if it throws, nothing
+  char* out = payload_.data() + before;
+  const auto field = [&out](auto v) {
+    for (std::size_t i = 0; i < sizeof v; ++i) *out++ = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+  };
+  field(commit);
+  field(static_cast<std::uint32_t>(writes.size()));
+  for (const logged_write& w : writes) {
+    field(w.table);
+    field(static_cast<std::uint8_t>(w.op));
+    field(static_cast<std::uint16_t>(w.key.size()));
+    field(static_cast<std::uint32_t>(w.value.size()));
+    if (!w.key.empty()) std::memcpy(out, w.key.data(), w.key.size());
+    out += w.key.size();
+    if (!w.value.empty()) std::memcpy(out, w.value.data(), w.value.size());
+    out += w.value.size();
   }
   first_ = transactions_ == 0 ? commit : std::min(first_, commit);
   last_ = std::max(last_, commit);

@@ -117,8 +117,12 @@ void redo_log::flush_round() {
       // covers may be in any of them.
       const std::uint64_t group_through = last ? through : written_through_;
       const std::string bytes = group.seal(group_through);
+      const auto start = std::chrono::steady_clock::now();
       writer_.append(bytes, latest);
       writer_.sync();
+      write_ns_.fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start).count()),
+                          std::memory_order_relaxed);
       written_through_ = group_through;
       written_last_ = std::max(written_last_, latest);
       bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);

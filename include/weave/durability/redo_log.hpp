@@ -92,6 +92,8 @@ class redo_log {
   const log_options& options() const noexcept { return options_; }
   std::uint64_t bytes_written() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   std::uint64_t groups_written() const noexcept { return groups_.load(std::memory_order_relaxed); }
+  // Time spent in write and fdatasync, all groups together.
+  std::uint64_t write_nanoseconds() const noexcept { return write_ns_.load(std::memory_order_relaxed); }
 
  private:
   void flusher();
@@ -110,7 +112,7 @@ class redo_log {
   std::atomic<std::uint64_t> settled_{0};
   std::atomic<bool> failed_{false};
   std::atomic<bool> hurry_{false};
-  std::atomic<std::uint64_t> bytes_{0}, groups_{0};
+  std::atomic<std::uint64_t> bytes_{0}, groups_{0}, write_ns_{0};
   mutable std::mutex failure_mutex_;
   std::string failure_;
   std::mutex wake_mutex_;  // the flusher's sleep and the waiters' (sequential commits)

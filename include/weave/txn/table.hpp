@@ -74,6 +74,13 @@ class table {
     byte_keys_->grow_to(oid + 1);
     (*byte_keys_)[oid] = key;
   }
+  void prefetch_key(oid_t oid) const noexcept {
+    if (integer_keys_ != nullptr) {
+      __builtin_prefetch(&(*integer_keys_)[oid]);
+    } else {
+      __builtin_prefetch(&(*byte_keys_)[oid]);
+    }
+  }
   // The key of record `oid` as the log writes it (an integer as 8
   // little-endian bytes), in `out`, which must hold byte_key::capacity bytes.
   std::string_view logged_key(oid_t oid, char* out) const noexcept {

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <coroutine>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -141,30 +142,16 @@ class transaction {
   // break serializability, or (durable engine) the log cannot be written.
   // Under `sync` it returns once the commit is durable, and a read-only
   // transaction once what it read is: the calling thread waits.
-  commit_status commit() {
-    const commit_status s = commit_in_memory();
-    if (s != commit_status::committed || wait_for_ == 0) return s;
-    return engine_->log_->wait_durable(wait_for_) ? s : commit_status::log_failure;
-  }
+  commit_status commit() { return acknowledged(commit_in_memory()); }
 
   // The same as a suspension point: under `sync` a transaction whose policy
-  // suspends parks until its log group is durable, and its worker's
+  // suspends parks until its log group is durable, and its worker's ring
   // scheduler runs other transactions meanwhile; under a policy that does
-  // not suspend it waits as commit() does.
+  // not suspend (or a loop that resumes it early) it waits as commit() does.
+  // An awaitable, not a task: an in-memory commit costs no frame.
   template <execution_policy Policy>
-  task<commit_status> commit() {
-    const commit_status s = commit_in_memory();
-    if (s != commit_status::committed || wait_for_ == 0) co_return s;
-    durability::redo_log& log = *engine_->log_;
-    if constexpr (Policy::suspends) {
-      while (!log.durable(wait_for_)) {
-        if (log.failed()) co_return commit_status::log_failure;
-        co_await park_until(log.settled(), wait_for_);
-      }
-      co_return s;
-    } else {
-      co_return log.wait_durable(wait_for_) ? s : commit_status::log_failure;
-    }
+  auto commit() {
+    return commit_awaitable{{}, this, Policy::suspends, commit_status::committed};
   }
 
   // Takes the writes back out of their chains, newest first.
@@ -175,6 +162,28 @@ class transaction {
 
   // Commit up to the wait for the disk; sets wait_for_.
   commit_status commit_in_memory();
+  // The status once the caller may see the commit: waits for the disk if
+  // it must.
+  commit_status acknowledged(commit_status s) {
+    if (s != commit_status::committed || wait_for_ == 0) return s;
+    return engine_->log_->wait_durable(wait_for_) ? s : commit_status::log_failure;
+  }
+
+  struct commit_awaitable : weave::detail::suspend_to_scheduler {
+    transaction* t;
+    bool suspends;
+    commit_status status;
+
+    bool await_ready() {
+      status = t->commit_in_memory();
+      return !suspends || status != commit_status::committed || t->wait_for_ == 0;
+    }
+    void await_suspend(std::coroutine_handle<> self) noexcept {
+      weave::detail::resume_point = self.address();
+      weave::detail::last_park = {&t->engine_->log_->settled(), t->wait_for_};
+    }
+    commit_status await_resume() { return t->acknowledged(status); }
+  };
   // Appends the writes to the log as commit `ts`; false if it cannot.
   bool log_writes(std::uint64_t ts) noexcept;
   static bool log_writes_erased(void* self, std::uint64_t ts) noexcept {
@@ -375,6 +384,9 @@ class transaction {
       return status::conflict;
     }
     writes_.push_back({&t, oid, v});
+    // The commit reads the record's key to log it: fetched now, it is in
+    // cache by then.
+    if (t.keeps_keys()) t.prefetch_key(oid);
     return status::ok;
   }
 

@@ -116,7 +116,8 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
     std::coroutine_handle<> leaf;
     park_request wait;
   };
-  std::vector<parked_slot> parked;
+  std::vector<parked_slot> parked;  // [oldest, size) wait
+  std::size_t oldest = 0;
   std::size_t live = 0;
   parked_request_reset();
 
@@ -126,18 +127,15 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
     parked.push_back({std::move(slots[k]), leaves[k], take_park_request()});
     return true;
   };
-  // Resumes the parked frames whose counters are there, while the ring has
-  // room. Each is asked to retire once its request is done (a frame that
-  // waits on memory again joins the ring, and another slot retires instead).
+  // Resumes the parked frames whose counters are there, oldest first, while
+  // the ring has room. A worker's commits park in timestamp order, so the
+  // first frame not ready ends the look: the check costs one load while
+  // nothing is ready. Each resumed frame is asked to retire once its request
+  // is done (one that waits on memory again joins the ring, and another slot
+  // retires instead).
   const auto wake = [&] {
-    for (std::size_t p = 0; p < parked.size() && live < capacity;) {
-      if (!parked[p].wait.ready()) {
-        ++p;
-        continue;
-      }
-      parked_slot s = std::move(parked[p]);
-      parked[p] = std::move(parked.back());
-      parked.pop_back();
+    while (oldest < parked.size() && live < capacity && parked[oldest].wait.ready()) {
+      parked_slot s = std::move(parked[oldest++]);
       if (excess != nullptr) ++*excess;
       s.leaf.resume();
       ++resumes;
@@ -156,7 +154,15 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       leaves[live] = s.leaf;
       ++live;
     }
+    if (oldest == parked.size()) {
+      parked.clear();
+      oldest = 0;
+    } else if (oldest > 1024 && oldest * 2 > parked.size()) {
+      parked.erase(parked.begin(), parked.begin() + static_cast<std::ptrdiff_t>(oldest));
+      oldest = 0;
+    }
   };
+  const auto any_parked = [&] { return oldest < parked.size(); };
 
   const std::size_t batch = refill ? last - first : group;
   for (std::size_t begin = first; begin < last; begin += batch) {
@@ -176,7 +182,7 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
         if (!park(k)) [[likely]] {
           if (++k == live) {
             k = 0;
-            if (!parked.empty()) wake();
+            if (any_parked()) wake();
           }
           continue;
         }
@@ -193,12 +199,12 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       leaves[k] = leaves[live];
       if (k == live) {
         k = 0;
-        if (!parked.empty()) wake();
+        if (any_parked()) wake();
       }
     }
   }
   // Every request has run; the parked ones wait for their counters.
-  while (!parked.empty()) {
+  while (any_parked()) {
     wake();
     for (std::size_t k = 0; live > 0;) {  // frames that came back and wait on memory
       leaves[k].resume();
@@ -222,7 +228,7 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       leaves[k] = leaves[live];
       if (k == live) k = 0;
     }
-    if (!parked.empty()) std::this_thread::yield();
+    if (any_parked()) std::this_thread::yield();
   }
   return resumes - finished;
 }

@@ -1,0 +1,75 @@
+#include "bench/workload/durability.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace weave::bench {
+
+namespace {
+
+durability::durability_mode mode_of(const std::string& name) {
+  if (name == "off") return durability::durability_mode::off;
+  if (name == "async") return durability::durability_mode::async;
+  if (name == "sync") return durability::durability_mode::sync;
+  throw std::invalid_argument("--durability must be off, async or sync, not '" + name + "'");
+}
+
+}  // namespace
+
+void validate(const durability_choice& d) {
+  const auto mode = mode_of(d.mode);
+  if (d.group_commit_us < 1 || d.group_commit_us > 1'000'000) {
+    throw std::invalid_argument("--group-commit-us must be 1..1000000");
+  }
+  if (mode == durability::durability_mode::off) {
+    if (!d.data.empty()) throw std::invalid_argument("--data needs --durability async or sync");
+    return;
+  }
+  if (d.data.empty()) throw std::invalid_argument("--durability " + d.mode + " needs --data DIR");
+  // A benchmark loads its own tables: a directory that holds anything could
+  // be someone's data.
+  std::error_code ec;
+  const auto status = std::filesystem::status(d.data, ec);
+  if (std::filesystem::exists(status)) {
+    if (!std::filesystem::is_directory(status)) throw std::invalid_argument("--data " + d.data + " is not a directory");
+    if (!std::filesystem::is_empty(d.data, ec) || ec) {
+      throw std::invalid_argument("--data " + d.data + " must be a new or empty directory");
+    }
+  }
+}
+
+std::unique_ptr<txn::engine> make_engine(const durability_choice& d, txn::isolation level) {
+  const auto mode = mode_of(d.mode);
+  if (mode == durability::durability_mode::off) return std::make_unique<txn::engine>(level);
+  txn::engine_options o;
+  o.level = level;
+  o.log.mode = mode;
+  o.log.group_window = std::chrono::microseconds(d.group_commit_us);
+  return txn::engine::open(d.data, o);
+}
+
+log_meter::log_meter(const txn::engine& e) noexcept : e_(e) {
+  if (const auto* log = e.log()) {
+    bytes_ = log->bytes_written();
+    groups_ = log->groups_written();
+    write_ns_ = log->write_nanoseconds();
+  }
+}
+
+std::uint64_t log_meter::bytes() const noexcept { return e_.log() ? e_.log()->bytes_written() - bytes_ : 0; }
+std::uint64_t log_meter::groups() const noexcept { return e_.log() ? e_.log()->groups_written() - groups_ : 0; }
+std::uint64_t log_meter::write_ns() const noexcept {
+  return e_.log() ? e_.log()->write_nanoseconds() - write_ns_ : 0;
+}
+
+void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const log_use& use, std::size_t commits) {
+  j["durability"] = d.mode;
+  if (d.mode == "off") return;
+  j["group_commit_us"] = d.group_commit_us;
+  j["log_bytes_per_txn"] = commits == 0 ? 0.0 : static_cast<double>(use.bytes) / static_cast<double>(commits);
+  j["log_groups"] = use.groups;
+  j["log_write_us"] = use.groups == 0 ? 0.0 : static_cast<double>(use.write_ns) / 1e3 / static_cast<double>(use.groups);
+}
+
+}  // namespace weave::bench

@@ -1,0 +1,56 @@
+#pragma once
+// The durability a benchmark's engine runs with (--durability, --data,
+// --group-commit-us), shared by `weave bench ycsb` and `weave bench tpcc`,
+// and what it reports: the mode, the group window, log bytes per commit.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "weave/txn/engine.hpp"
+
+namespace weave::bench {
+
+struct durability_choice {
+  std::string mode = "off";  // off | async | sync
+  std::string data;          // the data directory (new or empty): required unless off
+  std::size_t group_commit_us = 200;
+};
+
+// Throws std::invalid_argument with a one-line message; touches no file.
+void validate(const durability_choice& d);
+
+// An in-memory engine (off) or one over a new data directory.
+std::unique_ptr<txn::engine> make_engine(const durability_choice& d, txn::isolation level);
+
+// The log's bytes and groups written since construction.
+class log_meter {
+ public:
+  explicit log_meter(const txn::engine& e) noexcept;
+  std::uint64_t bytes() const noexcept;
+  std::uint64_t groups() const noexcept;
+  std::uint64_t write_ns() const noexcept;
+
+ private:
+  const txn::engine& e_;
+  std::uint64_t bytes_ = 0, groups_ = 0, write_ns_ = 0;
+};
+
+struct log_use {
+  std::uint64_t bytes = 0, groups = 0, write_ns = 0;
+  void add(const log_meter& m) noexcept {
+    bytes += m.bytes();
+    groups += m.groups();
+    write_ns += m.write_ns();
+  }
+};
+
+// "durability", and for a durable engine "group_commit_us",
+// "log_bytes_per_txn" (over `commits`), "log_groups" and "log_write_us"
+// (the mean time to write and sync a group).
+void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const log_use& use, std::size_t commits);
+
+}  // namespace weave::bench
