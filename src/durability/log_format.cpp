@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace weave::durability {
@@ -63,7 +64,12 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
   payload_.resize(before + bytes);  // all or, if it throws, nothing
   char* out = payload_.data() + before;
   const auto field = [&out](auto v) {
-    for (std::size_t i = 0; i < sizeof v; ++i) *out++ = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(out, &v, sizeof v);  // one store
+      out += sizeof v;
+    } else {
+      for (std::size_t i = 0; i < sizeof v; ++i) *out++ = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+    }
   };
   field(commit);
   field(static_cast<std::uint32_t>(writes.size()));
@@ -94,8 +100,14 @@ void group_builder::take(group_builder& other) {
 }
 
 std::string group_builder::seal(std::uint64_t through, bool restart) {
-  if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
   std::string out;
+  seal(through, out, restart);
+  return out;
+}
+
+void group_builder::seal(std::uint64_t through, std::string& out, bool restart) {
+  if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
+  out.clear();
   out.reserve(group_header_bytes + padded(payload_.size()));
   put<std::uint32_t>(out, group_magic);
   put<std::uint16_t>(out, format_version);
@@ -112,7 +124,6 @@ std::string group_builder::seal(std::uint64_t through, bool restart) {
   payload_.clear();
   transactions_ = 0;
   first_ = last_ = 0;
-  return out;
 }
 
 group_view decode_group(std::string_view bytes) {

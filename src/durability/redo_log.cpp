@@ -87,19 +87,21 @@ void redo_log::flush_round() {
   try {
     // One group, or several when the buffers hold more than a group may:
     // each is synced before the next is written, so only the last can tear.
-    std::vector<group_builder> groups(1);
+    std::vector<group_builder>& groups = round_;
+    if (groups.empty()) groups.emplace_back();
+    std::size_t used = 1;
     {
       std::lock_guard<std::mutex> g(buffers_mutex_);
       for (buffer& b : buffers_) {
-        group_builder taken;
         {
           std::lock_guard<std::mutex> bg(b.mutex_);
-          std::swap(taken, b.builder_);
+          std::swap(b.spare_, b.builder_);
         }
-        if (!groups.back().empty() && groups.back().payload_bytes() + taken.payload_bytes() > max_group_bytes) {
-          groups.emplace_back();
+        if (!groups[used - 1].empty() && groups[used - 1].payload_bytes() + b.spare_.payload_bytes() > max_group_bytes) {
+          if (used == groups.size()) groups.emplace_back();
+          ++used;
         }
-        groups.back().take(taken);
+        groups[used - 1].take(b.spare_);
       }
     }
     if (failed()) return;  // nothing more becomes durable
@@ -108,15 +110,16 @@ void redo_log::flush_round() {
     // transaction past the last written `through` waits for a group to
     // count it: then an empty group says so.
     const bool uncounted = written_last_ > written_through_ && through > written_through_;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
+    for (std::size_t i = 0; i < used; ++i) {
       group_builder& group = groups[i];
-      const bool last = i + 1 == groups.size();
+      const bool last = i + 1 == used;
       if (group.empty() && !(last && uncounted)) continue;
       const std::uint64_t latest = group.empty() ? 0 : group.last_commit();
       // Only the last group carries the round's `through`: commits it
       // covers may be in any of them.
       const std::uint64_t group_through = last ? through : written_through_;
-      const std::string bytes = group.seal(group_through);
+      group.seal(group_through, sealed_);
+      const std::string& bytes = sealed_;
       const auto start = std::chrono::steady_clock::now();
       writer_.append(bytes, latest);
       writer_.sync();

@@ -93,6 +93,8 @@ class group_builder {
   // builder is empty afterwards. `through`: see above; `restart` marks the
   // first group of a run. Throws std::length_error past max_group_bytes.
   std::string seal(std::uint64_t through, bool restart = false);
+  // The same into `out` (replaced), whose capacity a flusher reuses.
+  void seal(std::uint64_t through, std::string& out, bool restart = false);
 
  private:
   std::string payload_;

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_writer.hpp"
@@ -52,6 +53,9 @@ class redo_log {
     friend class redo_log;
     std::mutex mutex_;
     group_builder builder_;
+    // The flusher's: what it swapped out last round, emptied but with its
+    // capacity, so a worker's buffer does not grow from nothing each round.
+    group_builder spare_;
   };
 
   // Starts a new segment in `directory` (which must exist) with a restart
@@ -106,6 +110,8 @@ class redo_log {
   log_writer writer_;
   std::uint64_t written_through_ = 0;  // of the last group written
   std::uint64_t written_last_ = 0;     // the latest commit written
+  std::vector<group_builder> round_;   // the flusher's groups, and their
+  std::string sealed_;                 // bytes, kept for their capacity
   std::mutex buffers_mutex_;  // join() and the flusher's walk over the list
   std::deque<buffer> buffers_;
   alignas(64) std::atomic<std::uint64_t> durable_through_{0};

@@ -60,7 +60,8 @@ class growing_buffer {
     if (count <= size()) return;
     if (count > max_count_) throw std::length_error("growing_buffer: beyond its reserved size");
     std::lock_guard<std::mutex> g(mutex_);
-    const std::size_t have = usable_.load(std::memory_order_relaxed) * sizeof(T);
+    // Bytes, not elements: a chunk need not hold whole elements.
+    const std::size_t have = mapped_;
     if (count * sizeof(T) <= have) return;
     // At least double (fewer calls while a table loads), whole chunks.
     std::size_t want = std::max(count * sizeof(T), 2 * have);
@@ -68,6 +69,7 @@ class growing_buffer {
     auto* from = reinterpret_cast<std::byte*>(data_) + have;
     if (::mprotect(from, want - have, PROT_READ | PROT_WRITE) != 0) throw std::bad_alloc();
     ::madvise(from, want - have, MADV_HUGEPAGE);
+    mapped_ = want;
     usable_.store(want / sizeof(T), std::memory_order_release);
   }
 
@@ -77,6 +79,7 @@ class growing_buffer {
   std::size_t reserved_ = 0;  // bytes from data_
   std::size_t max_count_ = 0;
   std::atomic<std::size_t> usable_{0};
+  std::size_t mapped_ = 0;  // bytes made usable (under mutex_)
   std::mutex mutex_;
 };
 

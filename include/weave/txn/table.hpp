@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -86,7 +88,11 @@ class table {
   std::string_view logged_key(oid_t oid, char* out) const noexcept {
     if (integer_keys_ != nullptr) {
       const std::uint64_t k = (*integer_keys_)[oid];
-      for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<char>(k >> (8 * i));
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out, &k, 8);
+      } else {
+        for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<char>(k >> (8 * i));
+      }
       return {out, 8};
     }
     const byte_key& k = (*byte_keys_)[oid];
