@@ -66,5 +66,6 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
 void add_column_commands(CLI::App& bench, CLI::App& query, command_table& commands);
 void add_txn_commands(CLI::App& bench, command_table& commands);
 void add_tasks_commands(CLI::App& bench, command_table& commands);
+void add_data_commands(CLI::App& app, command_table& commands);
 
 }  // namespace weave::cli

@@ -1,4 +1,5 @@
-// The weave command: `weave demo`, `weave bench ...` and `weave query ...`.
+// The weave command: `weave demo`, `weave bench ...`, `weave query ...` and
+// `weave recover`.
 // Results go to stdout (JSON lines for benchmarks); progress and errors go to
 // stderr. Bad input (std::invalid_argument) gets one line on stderr and exit
 // status 2, and is checked before any slow set-up; a failure while running
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   weave::cli::add_column_commands(*bench, *query, commands);
   weave::cli::add_txn_commands(*bench, commands);
   weave::cli::add_tasks_commands(*bench, commands);
+  weave::cli::add_data_commands(app, commands);
   weave::cli::require_plain_values(app);
 
   try {

@@ -180,4 +180,21 @@ case "$err" in
   *) echo "FAIL: CSV error was: $err"; status=1 ;;
 esac
 rm -f "$csv"
+# Durability: the flags, and data directories that cannot be used.
+scratch=$(mktemp -d)
+touch "$scratch/file"
+mkdir "$scratch/full" && touch "$scratch/full/something"
+expect_usage_error bench ycsb --durability maybe
+expect_message "needs --data" bench ycsb --durability sync --records 1K
+expect_message "needs --durability" bench ycsb --data "$scratch/new" --records 1K
+expect_usage_error bench ycsb --durability sync --data "$scratch/new" --group-commit-us 0
+expect_usage_error bench tpcc --durability async --data "$scratch/new" --group-commit-us 2000000
+expect_message "is not a directory" bench ycsb --durability sync --data "$scratch/file" --records 1K
+expect_message "must be a new or empty directory" bench tpcc --durability sync --data "$scratch/full"
+expect_usage_error recover
+expect_message "is not a directory" recover --data "$scratch/missing"
+expect_message "is not a weave data directory" recover --data "$scratch/full"
+[ -e "$scratch/new" ] && { echo "FAIL: a refused run created $scratch/new"; status=1; }
+[ -e "$scratch/missing" ] && { echo "FAIL: recover created $scratch/missing"; status=1; }
+rm -rf "$scratch"
 exit $status
