@@ -3,12 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
+#include <thread>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 #include <stdexcept>
 #include <utility>
 
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/load.hpp"
 #include "weave/exec/sync_wait.hpp"
+#include "weave/index/olc_btree.hpp"
 
 namespace weave::txn {
 
@@ -16,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using durability::log_corruption;
+using durability::logged_transaction;
 
 }  // namespace
 
@@ -103,9 +113,20 @@ durability::redo_log::buffer& engine::log_buffer() {
 
 namespace {
 
-// Puts a recovered record in place: a version committed at `stamp`, unless
-// the record has a later one already (the log is not in commit order).
-// Within one transaction a later write of a key comes later, and wins.
+// Makes `v`, committed at `stamp`, record `oid`'s version, unless the record
+// has a later one already (the log is not in commit order). Within one
+// transaction a later write of a key comes later, and wins.
+void replace(table& t, oid_t oid, version* v, std::uint64_t stamp) {
+  version* head = t.head(oid).load(std::memory_order_relaxed);
+  if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) {
+    version::destroy(v);
+    return;
+  }
+  t.head(oid).store(v, std::memory_order_relaxed);
+  if (head != nullptr) version::destroy(head);  // recovery runs alone
+}
+
+// Puts a recovered record in place, adding its key if it is new.
 template <class Key>
 void restore(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
   version* v = version::make(stamp, nullptr, value, tombstone);
@@ -118,33 +139,166 @@ void restore(table& t, const Key& key, std::string_view value, std::uint64_t sta
         return oid;
       },
       [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
-  if (done.inserted) return;
-  version* head = t.head(done.value).load(std::memory_order_relaxed);
-  if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) {
-    version::destroy(v);
-    return;
+  if (!done.inserted) replace(t, done.value, v, stamp);
+}
+
+// A logged key as its table takes it; a key of the wrong shape is damage.
+std::uint64_t integer_key(const table& t, std::string_view key, std::string_view where) {
+  if (key.size() != 8) {
+    throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}', whose keys are integers", where,
+                                     key.size(), t.name()));
   }
-  t.head(done.value).store(v, std::memory_order_relaxed);
-  if (head != nullptr) version::destroy(head);  // recovery runs alone
+  std::uint64_t k = 0;
+  for (std::size_t i = 0; i < 8; ++i) k |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
+  return k;
+}
+byte_key bytes_key(const table& t, std::string_view key, std::string_view where) {
+  if (key.size() > byte_key::capacity) {
+    throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}'", where, key.size(), t.name()));
+  }
+  return byte_key(key);
 }
 
 void restore(table& t, std::string_view key, std::string_view value, std::uint64_t stamp, bool tombstone,
              std::string_view where) {
   if (t.keys() == key_kind::integer) {
-    if (key.size() != 8) {
-      throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}', whose keys are integers", where,
-                                       key.size(), t.name()));
-    }
-    std::uint64_t k = 0;
-    for (std::size_t i = 0; i < 8; ++i) k |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
-    restore(t, k, value, stamp, tombstone);
+    restore(t, integer_key(t, key, where), value, stamp, tombstone);
   } else {
-    if (key.size() > byte_key::capacity) {
-      throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}'", where, key.size(), t.name()));
-    }
-    restore(t, byte_key(key), value, stamp, tombstone);
+    restore(t, bytes_key(t, key, where), value, stamp, tombstone);
   }
 }
+
+// The log's writes, replayed a batch at a time: each write's index descent is
+// a coroutine that prefetches and suspends, so that the misses of a batch
+// overlap (a log of updates to a large table is a stream of random keys).
+// What a write does once its record is found runs without suspending, and
+// stamps make the order of different transactions' writes irrelevant; two
+// writes of one key by one transaction, which share a stamp, are merged
+// when they arrive, the later one kept.
+class replay_batch {
+ public:
+  static constexpr std::size_t capacity = 16384;
+  // Transactions larger than this go one write at a time, in order.
+  static constexpr std::size_t merged_writes = 64;
+
+  void add(const logged_transaction& t, const std::function<table&(std::uint32_t)>& table_of, std::string_view where) {
+    if (t.writes.size() > merged_writes) {
+      apply();
+      for (const durability::logged_write& w : t.writes) {
+        restore(table_of(w.table), w.key, w.value, t.commit, w.op == durability::write_op::remove, where);
+      }
+      return;
+    }
+    const std::size_t first = entries_.size();
+    for (const durability::logged_write& w : t.writes) {
+      entry e{&table_of(w.table), 0, {}, values_.size(), w.value.size(), t.commit, w.op == durability::write_op::remove};
+      if (e.t->keys() == key_kind::integer) {
+        e.integer = integer_key(*e.t, w.key, where);
+      } else {
+        e.bytes = bytes_key(*e.t, w.key, where);
+      }
+      values_.append(w.value);
+      // The same key earlier in this transaction: this write replaces it.
+      const auto same = std::find_if(entries_.begin() + static_cast<std::ptrdiff_t>(first), entries_.end(),
+                                     [&](const entry& o) { return o.t == e.t && o.integer == e.integer && o.bytes == e.bytes; });
+      if (same != entries_.end()) {
+        *same = e;
+      } else {
+        entries_.push_back(e);
+      }
+    }
+    if (entries_.size() >= capacity) apply();
+  }
+
+  // Replays the batch, split by key over the machine's cores (one key's
+  // writes stay in one part, in order).
+  void apply() {
+    if (entries_.empty()) return;
+    const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    for (auto& p : parts_) p.clear();
+    parts_.resize(parts);
+    for (std::size_t i = 0; i < entries_.size(); ++i) parts_[part_of(entries_[i], parts)].push_back(i);
+    const auto run_part = [this](const std::vector<std::size_t>& part) {
+      interleaved_scheduler{16}.run(
+          part.size(),
+          [&]<execution_policy Policy>(Policy, std::size_t i) { return replay<Policy>(entries_[part[i]], values_); },
+          [](std::size_t, bool) {});
+    };
+    std::vector<std::exception_ptr> failures(parts);
+    std::vector<std::thread> helpers;
+    for (std::size_t p = 1; p < parts; ++p) {
+      helpers.emplace_back([&, p] {
+        try {
+          run_part(parts_[p]);
+        } catch (...) {
+          failures[p] = std::current_exception();
+        }
+      });
+    }
+    try {
+      run_part(parts_[0]);
+    } catch (...) {
+      failures[0] = std::current_exception();
+    }
+    for (auto& h : helpers) h.join();
+    for (const auto& f : failures) {
+      if (f) std::rethrow_exception(f);
+    }
+    entries_.clear();
+    values_.clear();
+  }
+
+ private:
+  struct entry {
+    table* t;
+    std::uint64_t integer;
+    byte_key bytes;
+    std::size_t value_at, value_bytes;
+    std::uint64_t stamp;
+    bool tombstone;
+  };
+  // One write: the index descent, then the record's slot and its newest
+  // version, each fetched while the batch's other writes run. The change
+  // itself does not suspend: it reads the head again.
+  template <execution_policy Policy>
+  static task<bool> replay(const entry& e, const std::string& values) {
+    const std::string_view value(values.data() + e.value_at, e.value_bytes);
+    // No co_await inside ?: (g++ 12 evaluates both arms).
+    std::optional<std::uint64_t> oid;
+    if (e.t->keys() == key_kind::integer) {
+      oid = co_await lookup<Policy>(e.t->index_of<std::uint64_t>(), e.integer);
+    } else {
+      oid = co_await lookup<Policy>(e.t->index_of<byte_key>(), e.bytes);
+    }
+    if (!oid) {  // a new key (or one that another write of the batch inserts first)
+      if (e.t->keys() == key_kind::integer) {
+        restore(*e.t, e.integer, value, e.stamp, e.tombstone);
+      } else {
+        restore(*e.t, e.bytes, value, e.stamp, e.tombstone);
+      }
+      co_return true;
+    }
+    co_await prefetch<Policy>(e.t->head_address(*oid), sizeof(version*), true);
+    if (const version* head = e.t->head(*oid).load(std::memory_order_relaxed)) {
+      co_await prefetch<Policy>(head, sizeof(version), true);
+    }
+    replace(*e.t, *oid, version::make(e.stamp, nullptr, value, e.tombstone), e.stamp);
+    co_return false;
+  }
+
+  static std::size_t part_of(const entry& e, std::size_t parts) {
+    std::uint64_t h = e.integer;
+    if (e.t->keys() == key_kind::bytes) {
+      for (unsigned w = 0; w < byte_key::words; ++w) h = (h ^ e.bytes.word(w)) * 0x100000001b3ull;
+    }
+    h = (h ^ e.t->id()) * 0x9e3779b97f4a7c15ull;  // Fibonacci hashing: sequential keys spread
+    return static_cast<std::size_t>(h >> 32) % parts;
+  }
+
+  std::vector<entry> entries_;
+  std::string values_;
+  std::vector<std::vector<std::size_t>> parts_;
+};
 
 }  // namespace
 
@@ -177,15 +331,19 @@ void engine::recover(const engine_options& options) {
     recovery_.checkpoint_records = info.records;
     recovery_.checkpoint_bytes = info.bytes;
   }
+  replay_batch batch;
+  std::string where;
+  const std::function<table&(std::uint32_t)> table_in_log = [&](std::uint32_t id) -> table& {
+    return table_of(id, where);
+  };
   const durability::log_replay replay = durability::replay_log(
       dir, snapshot,
       [&](const durability::logged_transaction& t) {
-        const std::string where = fmt::format("the log's commit {}", t.commit);
-        for (const durability::logged_write& w : t.writes) {
-          restore(table_of(w.table, where), w.key, w.value, t.commit, w.op == durability::write_op::remove, where);
-        }
+        where = fmt::format("the log's commit {}", t.commit);
+        batch.add(t, table_in_log, where);
       },
       true);
+  batch.apply();
   recovery_.log_transactions = replay.applied;
   recovery_.log_discarded = replay.discarded;
   recovery_.log_bytes = replay.bytes;

@@ -188,6 +188,47 @@ TEST(durable_engine_files, a_checkpoint_removes_the_log_it_holds_and_older_check
   EXPECT_EQ(contents(*e), model);
 }
 
+// A new value for the key, whether it has a record or not.
+template <class K>
+status write(transaction& t, table& tab, const K& key, const std::string& value) {
+  const status s = sync_wait(t.put<sequential_policy>(tab, key, value));
+  return s == status::not_found ? sync_wait(t.insert<sequential_policy>(tab, key, value)) : s;
+}
+
+// Replay runs a batch of writes at once, interleaved and on several
+// threads: a key written twice by one transaction (small ones are merged,
+// large ones replayed in order) must come back with the later value, and a
+// key's writes by different transactions with the latest commit's.
+TEST(durable_engine_files, replay_keeps_the_last_write_of_each_key) {
+  temp_dir dir;
+  oracle model;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    table& ints = e->create_table("ints", key_kind::integer);
+    table& strings = e->create_table("strings", key_kind::bytes);
+    std::mt19937_64 rng(7);
+    for (std::size_t round = 0; round < 300; ++round) {
+      transaction t = e->begin();
+      const std::size_t writes = round % 10 == 0 ? 200 : 1 + rng() % 8;  // some past the merge limit
+      for (std::size_t w = 0; w < writes; ++w) {
+        const std::uint64_t k = rng() % 50;
+        const std::string value = "r" + std::to_string(round) + "w" + std::to_string(w);
+        if (rng() % 2 == 0) {
+          ASSERT_EQ(write(t, ints, k, value), status::ok);
+          model["ints"][int_key(k)] = value;
+        } else {
+          const std::string key = "key" + std::to_string(k);
+          ASSERT_EQ(write(t, strings, std::string_view(key), value), status::ok);
+          model["strings"][key] = value;
+        }
+      }
+      ASSERT_EQ(t.commit(), commit_status::committed);
+    }
+  }
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  EXPECT_EQ(contents(*e), model);
+}
+
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
   std::mt19937_64 rng(3);
   for (int round = 0; round < 10; ++round) {
