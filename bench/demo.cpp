@@ -140,6 +140,7 @@ int run_demo(const demo_options& options) {
   run_column_demo(options);
   run_txn_demo(options);
   run_tasks_demo(options);
+  run_durability_demo(options);
   return 0;
 }
 

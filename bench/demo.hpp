@@ -33,5 +33,7 @@ void run_column_demo(const demo_options& options);
 void run_txn_demo(const demo_options& options);
 // The task runtime's part.
 void run_tasks_demo(const demo_options& options);
+// A durable engine killed and recovered.
+void run_durability_demo(const demo_options& options);
 
 }  // namespace weave::bench

@@ -48,7 +48,8 @@ struct log_options {
 class redo_log {
  public:
   // A worker's buffer; join() once per worker thread, keep it for the log's life.
-  class buffer {
+  // Each on lines of its own: workers append to theirs at every commit.
+  class alignas(128) buffer {
    private:
     friend class redo_log;
     std::mutex mutex_;
@@ -86,6 +87,7 @@ class redo_log {
   bool wait_durable(std::uint64_t commit);
   // Asks the flusher for a round now rather than at the end of the window.
   void hurry();
+  static void hurry_erased(void* log) { static_cast<redo_log*>(log)->hurry(); }
   // Deletes the segments a checkpoint at `snapshot` makes needless.
   std::size_t remove_segments_through(std::uint64_t snapshot);
   // A write or sync failed: nothing appended since is or will be durable.

@@ -21,7 +21,15 @@ namespace detail {
 struct park_request {
   const std::atomic<std::uint64_t>* counter = nullptr;
   std::uint64_t value = 0;
+  // Asks whoever moves the counter to be quick about it (a log's flusher
+  // not to wait out its window): called when the worker has nothing left
+  // to run but parked operations. May be null.
+  void (*hurry)(void*) = nullptr;
+  void* hurry_context = nullptr;
   bool ready() const noexcept { return counter->load(std::memory_order_acquire) >= value; }
+  void ask_to_hurry() const {
+    if (hurry != nullptr) hurry(hurry_context);
+  }
 };
 inline thread_local constinit park_request last_park{};
 

@@ -180,7 +180,8 @@ class transaction {
     }
     void await_suspend(std::coroutine_handle<> self) noexcept {
       weave::detail::resume_point = self.address();
-      weave::detail::last_park = {&t->engine_->log_->settled(), t->wait_for_};
+      durability::redo_log* log = t->engine_->log_.get();
+      weave::detail::last_park = {&log->settled(), t->wait_for_, &durability::redo_log::hurry_erased, log};
     }
     commit_status await_resume() { return t->acknowledged(status); }
   };

@@ -228,7 +228,10 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
       leaves[k] = leaves[live];
       if (k == live) k = 0;
     }
-    if (any_parked()) std::this_thread::yield();
+    if (any_parked()) {
+      parked[oldest].wait.ask_to_hurry();  // else the wait lasts out the window
+      std::this_thread::yield();
+    }
   }
   return resumes - finished;
 }
