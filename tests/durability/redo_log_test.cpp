@@ -67,7 +67,7 @@ TEST(redo_log, every_acknowledged_commit_of_every_thread_is_in_the_log_once) {
     std::vector<std::thread> pool;
     std::atomic<std::uint64_t> refused{0};
     for (std::uint64_t t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
+      pool.emplace_back([&] {
         redo_log::buffer& b = log.join();
         for (std::uint64_t i = 0; i < per_thread; ++i) {
           const std::uint64_t commit = commit_one(clock, log, b);
