@@ -40,11 +40,12 @@ std::size_t count_rows(txn::engine& db, const txn::table& table) {
   } else {
     std::vector<std::pair<std::string, std::string_view>> out;
     for (std::string from;;) {
+      const bool first = rows == 0 && from.empty();
       out.clear();
       sync_wait(t.scan<sequential_policy>(table, std::string_view(from), slice, out));
-      // A slice after the first starts at the last key it saw.
-      const std::size_t fresh = from.empty() && rows == 0 ? out.size() : out.size() - (out.empty() ? 0 : 1);
-      rows += fresh;
+      rows += out.size();
+      // A slice after the first starts with the key the one before ended with.
+      if (!first && !out.empty() && out.front().first == from) --rows;
       if (out.size() < slice) break;
       from = out.back().first;
     }

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <exception>
-#include <thread>
-#include <functional>
 #include <optional>
-#include <string>
-#include <vector>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -142,29 +141,30 @@ void restore(table& t, const Key& key, std::string_view value, std::uint64_t sta
   if (!done.inserted) replace(t, done.value, v, stamp);
 }
 
-// A logged key as its table takes it; a key of the wrong shape is damage.
-std::uint64_t integer_key(const table& t, std::string_view key, std::string_view where) {
+// A logged key as its table takes it; a key of the wrong shape is damage
+// (the caller says where it was: formatting that for every record would
+// cost more than the check).
+std::uint64_t integer_key(const table& t, std::string_view key) {
   if (key.size() != 8) {
-    throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}', whose keys are integers", where,
-                                     key.size(), t.name()));
+    throw log_corruption(
+        fmt::format("a key of {} bytes for table '{}', whose keys are integers", key.size(), t.name()));
   }
   std::uint64_t k = 0;
   for (std::size_t i = 0; i < 8; ++i) k |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
   return k;
 }
-byte_key bytes_key(const table& t, std::string_view key, std::string_view where) {
+byte_key bytes_key(const table& t, std::string_view key) {
   if (key.size() > byte_key::capacity) {
-    throw log_corruption(fmt::format("{}: a key of {} bytes for table '{}'", where, key.size(), t.name()));
+    throw log_corruption(fmt::format("a key of {} bytes for table '{}'", key.size(), t.name()));
   }
   return byte_key(key);
 }
 
-void restore(table& t, std::string_view key, std::string_view value, std::uint64_t stamp, bool tombstone,
-             std::string_view where) {
+void restore(table& t, std::string_view key, std::string_view value, std::uint64_t stamp, bool tombstone) {
   if (t.keys() == key_kind::integer) {
-    restore(t, integer_key(t, key, where), value, stamp, tombstone);
+    restore(t, integer_key(t, key), value, stamp, tombstone);
   } else {
-    restore(t, bytes_key(t, key, where), value, stamp, tombstone);
+    restore(t, bytes_key(t, key), value, stamp, tombstone);
   }
 }
 
@@ -181,11 +181,13 @@ class replay_batch {
   // Transactions larger than this go one write at a time, in order.
   static constexpr std::size_t merged_writes = 64;
 
-  void add(const logged_transaction& t, const std::function<table&(std::uint32_t)>& table_of, std::string_view where) {
+  // `table_of`: a table id's table (throws log_corruption for none).
+  template <class TableOf>
+  void add(const logged_transaction& t, const TableOf& table_of) {
     if (t.writes.size() > merged_writes) {
       apply();
       for (const durability::logged_write& w : t.writes) {
-        restore(table_of(w.table), w.key, w.value, t.commit, w.op == durability::write_op::remove, where);
+        restore(table_of(w.table), w.key, w.value, t.commit, w.op == durability::write_op::remove);
       }
       return;
     }
@@ -193,9 +195,9 @@ class replay_batch {
     for (const durability::logged_write& w : t.writes) {
       entry e{&table_of(w.table), 0, {}, values_.size(), w.value.size(), t.commit, w.op == durability::write_op::remove};
       if (e.t->keys() == key_kind::integer) {
-        e.integer = integer_key(*e.t, w.key, where);
+        e.integer = integer_key(*e.t, w.key);
       } else {
-        e.bytes = bytes_key(*e.t, w.key, where);
+        e.bytes = bytes_key(*e.t, w.key);
       }
       values_.append(w.value);
       // The same key earlier in this transaction: this write replaces it.
@@ -312,35 +314,35 @@ void engine::recover(const engine_options& options) {
     }
     add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0);
   }
-  const auto table_of = [&](std::uint32_t id, std::string_view where) -> table& {
-    if (id >= tables_.size()) {
-      throw log_corruption(fmt::format("{}: a record of table {}, which the catalog does not hold", where, id));
-    }
+  const auto table_of = [&](std::uint32_t id) -> table& {
+    if (id >= tables_.size()) throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
     return *tables_[id];
   };
 
   std::uint64_t snapshot = 0;
   if (const auto newest = durability::newest_checkpoint(dir)) {
     snapshot = *newest;
-    const std::string where = durability::checkpoint_name(snapshot);
     const durability::checkpoint_info info =
         durability::read_checkpoint(dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
-          restore(table_of(id, where), key, value, snapshot, false, where);
+          try {
+            restore(table_of(id), key, value, snapshot, false);
+          } catch (const log_corruption& e) {
+            throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
+          }
         });
     recovery_.checkpoint = snapshot;
     recovery_.checkpoint_records = info.records;
     recovery_.checkpoint_bytes = info.bytes;
   }
   replay_batch batch;
-  std::string where;
-  const std::function<table&(std::uint32_t)> table_in_log = [&](std::uint32_t id) -> table& {
-    return table_of(id, where);
-  };
   const durability::log_replay replay = durability::replay_log(
       dir, snapshot,
       [&](const durability::logged_transaction& t) {
-        where = fmt::format("the log's commit {}", t.commit);
-        batch.add(t, table_in_log, where);
+        try {
+          batch.add(t, table_of);
+        } catch (const log_corruption& e) {
+          throw log_corruption(fmt::format("the log's commit {}: {}", t.commit, e.what()));
+        }
       },
       true);
   batch.apply();

@@ -1,6 +1,5 @@
 #include "weave/txn/transaction.hpp"
 
-#include <array>
 #include <stdexcept>
 
 namespace weave::txn {

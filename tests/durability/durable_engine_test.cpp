@@ -310,6 +310,44 @@ TEST(durable_engine_files, damage_before_the_tail_or_in_a_checkpoint_is_reported
   }
 }
 
+// Records whose checksums match but which do not fit the catalog (a bug, or
+// a log from another directory): recovery names the commit and what is wrong.
+TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_reported) {
+  struct bad_record {
+    std::uint32_t table;
+    std::string key;
+    const char* what;
+  };
+  const std::string eight(8, 'k');
+  for (const bad_record& bad : {bad_record{7, eight, "which the catalog does not hold"},
+                                bad_record{0, "12345", "whose keys are integers"},
+                                bad_record{1, std::string(byte_key::capacity + 1, 'x'), "a key of"}}) {
+    temp_dir dir;
+    {
+      auto e = engine::open(dir.path, options_for(durability_mode::sync));
+      e->create_table("ints", key_kind::integer);
+      e->create_table("strings", key_kind::bytes);
+    }
+    const std::uint64_t commit = 1'000'000;
+    {
+      durability::log_writer writer(dir.path);
+      durability::group_builder b;
+      const durability::logged_write w{bad.table, durability::write_op::put, bad.key, "v"};
+      b.add(commit, std::span<const durability::logged_write>(&w, 1));
+      writer.append(b.seal(commit));
+      writer.sync();
+    }
+    try {
+      engine::open(dir.path, options_for(durability_mode::sync));
+      ADD_FAILURE() << "a record of table " << bad.table << " with a key of " << bad.key.size() << " bytes was accepted";
+    } catch (const durability::log_corruption& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the log's commit 1000000"), std::string::npos) << what;
+      EXPECT_NE(what.find(bad.what), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(durable_engine_files, a_second_engine_on_the_directory_is_refused) {
   temp_dir dir;
   auto e = engine::open(dir.path, options_for(durability_mode::sync));
