@@ -87,9 +87,10 @@ int recover(const std::string& data) {
               static_cast<unsigned long long>(r.log_bytes), static_cast<unsigned long long>(r.log_transactions),
               static_cast<unsigned long long>(r.log_discarded), static_cast<unsigned long long>(r.torn_bytes));
   const double bytes = static_cast<double>(r.checkpoint_bytes + r.log_bytes);
-  std::printf("last commit: %llu; recovered in %.3f s (%.1f MB/s of checkpoint and log)\n",
-              static_cast<unsigned long long>(r.last_commit), r.seconds,
-              r.seconds > 0 ? bytes / r.seconds / 1e6 : 0.0);
+  std::printf("last commit: %llu; recovered in %.3f s (%.1f MB/s of checkpoint and log): checkpoint %.3f s, "
+              "log read and decoded %.3f s, replayed %.3f s\n",
+              static_cast<unsigned long long>(r.last_commit), r.seconds, r.seconds > 0 ? bytes / r.seconds / 1e6 : 0.0,
+              r.checkpoint_seconds, r.log_read_seconds, r.replay_seconds);
   for (txn::table* t : db->tables()) {
     std::printf("table %s (%s keys): %zu rows\n", t->name().c_str(),
                 t->keys() == txn::key_kind::integer ? "integer" : "byte-string", count_rows(*db, *t));

@@ -178,19 +178,25 @@ group_view decode_group(std::string_view bytes) {
   return g;
 }
 
-std::vector<logged_transaction> decode_transactions(const group_view& group) {
+void decode_transactions(const group_view& group, std::vector<logged_transaction>& out) {
   const std::string_view p = group.payload;
   std::size_t at = 0;
   const auto need = [&](std::size_t n) {
     if (p.size() - at < n) throw log_corruption("a log group's payload ends inside a transaction");
   };
-  std::vector<logged_transaction> out;
-  out.reserve(group.transactions);
+  if (out.size() > group.transactions) out.resize(group.transactions);
   for (std::uint32_t t = 0; t < group.transactions; ++t) {
     need(12);
-    logged_transaction txn{get<std::uint64_t>(p, at), {}};
+    if (t == out.size()) out.emplace_back();
+    logged_transaction& txn = out[t];
+    txn.commit = get<std::uint64_t>(p, at);
+    txn.writes.clear();
     const std::uint32_t writes = get<std::uint32_t>(p, at + 8);
     at += 12;
+    // Each write takes at least 11 bytes: a count the payload cannot hold is
+    // damage, and must not size the vector.
+    if (writes > (p.size() - at) / 11) throw log_corruption("a log group's payload ends inside a transaction");
+    txn.writes.reserve(writes);
     for (std::uint32_t i = 0; i < writes; ++i) {
       need(11);
       logged_write w{get<std::uint32_t>(p, at), static_cast<write_op>(get<std::uint8_t>(p, at + 4)), {}, {}};
@@ -206,9 +212,13 @@ std::vector<logged_transaction> decode_transactions(const group_view& group) {
       at += value_bytes;
       txn.writes.push_back(w);
     }
-    out.push_back(std::move(txn));
   }
   if (at != p.size()) throw log_corruption("a log group's payload has bytes after its last transaction");
+}
+
+std::vector<logged_transaction> decode_transactions(const group_view& group) {
+  std::vector<logged_transaction> out;
+  decode_transactions(group, out);
   return out;
 }
 

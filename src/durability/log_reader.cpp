@@ -53,6 +53,7 @@ log_scan read_log_groups(const std::filesystem::path& directory,
   }
   std::sort(segments.begin(), segments.end());
   log_scan scan;
+  std::vector<logged_transaction> transactions;  // of a group, reused
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
@@ -79,9 +80,8 @@ log_scan read_log_groups(const std::filesystem::path& directory,
         if (cut_torn_tail) cut(path, at);
         break;
       }
-      std::vector<logged_transaction> transactions;
       try {
-        transactions = decode_transactions(g);
+        decode_transactions(g, transactions);
       } catch (const log_corruption& e) {
         throw log_corruption(fmt::format("{} at byte {}: {}", name, at, e.what()));
       }

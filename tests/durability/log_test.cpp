@@ -240,6 +240,30 @@ TEST(log, damage_in_an_earlier_segment_is_reported) {
   EXPECT_THROW(read_back(dir.path), log_corruption);
 }
 
+TEST(log, a_payload_that_does_not_parse_is_corruption_whatever_its_counts_say) {
+  std::mt19937_64 rng(9);
+  std::vector<txn_copy> txns;
+  for (std::uint64_t c = 1; c <= 5; ++c) txns.push_back(random_txn(rng, c));
+  txns[0].writes.push_back({1, write_op::put, "k", "v"});  // at least one write in the first
+  const std::string bytes = seal(txns);
+  const group_view g = decode_group(bytes);
+  ASSERT_EQ(g.state, group_state::complete);
+  std::vector<logged_transaction> reused;
+  decode_transactions(g, reused);
+  decode_transactions(g, reused);  // a second time into the same vector: the same transactions
+  ASSERT_EQ(reused.size(), txns.size());
+  for (std::size_t i = 0; i < txns.size(); ++i) EXPECT_EQ(copy_of(reused[i]), txns[i]);
+  // The first transaction's write count (bytes 8-11 of the payload), as a
+  // checksum collision or a bug could leave it: an error, not an allocation.
+  for (const std::uint32_t writes : {0xffffffffu, 0x10000000u, static_cast<std::uint32_t>(txns[0].writes.size() + 1)}) {
+    std::string payload(g.payload);
+    for (int i = 0; i < 4; ++i) payload[static_cast<std::size_t>(8 + i)] = static_cast<char>(writes >> (8 * i));
+    group_view bad = g;
+    bad.payload = payload;
+    EXPECT_THROW(decode_transactions(bad, reused), log_corruption) << writes;
+  }
+}
+
 TEST(log, a_failed_write_fails_every_later_call) {
   temp_dir dir;
   std::mt19937_64 rng(5);

@@ -124,5 +124,8 @@ group_view decode_group(std::string_view bytes);
 // The transactions of a complete group's payload; throws log_corruption if
 // it does not parse (a checksum collision or a bug, never a torn write).
 std::vector<logged_transaction> decode_transactions(const group_view& group);
+// The same into `out` (replaced), whose elements and their writes keep their
+// capacity from group to group: a reader decodes without allocating.
+void decode_transactions(const group_view& group, std::vector<logged_transaction>& out);
 
 }  // namespace weave::durability
