@@ -2,7 +2,8 @@
 # Reproduces docs/results/durability.md: the disk, then YCSB update-only and
 # TPC-C under off, async and sync, then recovery of 10^7 records. Run from
 # the repository root after ./build.sh release, as root (it drops the page
-# cache before the read measurements), with about 3 GB free in $TMPDIR.
+# cache before the read measurements), with about 20 GB of memory and as
+# much free in $TMPDIR (TPC-C at 100 warehouses).
 set -euo pipefail
 weave=$PWD/build/release/weave
 out=$PWD/docs/results/raw/durability
@@ -38,6 +39,12 @@ run tpcc-off-2 bench tpcc --warehouses 8 --threads 2 --modes coro --seconds 2 --
 run tpcc-async-2 bench tpcc --warehouses 8 --threads 2 --modes coro --seconds 2 --repeat 3 \
   --durability async --data "$scratch/data"
 run tpcc-sync-2 bench tpcc --warehouses 8 --threads 2 --modes naive,coro --seconds 2 --repeat 3 \
+  --durability sync --data "$scratch/data"
+# The size: 100 warehouses (about 15 GB resident, 30-45 s to load each run).
+run tpcc100-off-2 bench tpcc --warehouses 100 --threads 2 --modes coro --seconds 2 --repeat 3
+run tpcc100-async-2 bench tpcc --warehouses 100 --threads 2 --modes coro --seconds 2 --repeat 3 \
+  --durability async --data "$scratch/data"
+run tpcc100-sync-2 bench tpcc --warehouses 100 --threads 2 --modes naive,coro --seconds 2 --repeat 3 \
   --durability sync --data "$scratch/data"
 # Recovery: 10^7 records, a checkpoint after the load, 10 s of sync updates
 # on two workers; then recovery from a cold page cache.
