@@ -322,7 +322,9 @@ void engine::recover(const engine_options& options) {
     add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0);
   }
   const auto table_of = [&](std::uint32_t id) -> table& {
-    if (id >= tables_.size()) throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
+    if (id >= tables_.size()) {
+      throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
+    }
     return *tables_[id];
   };
 

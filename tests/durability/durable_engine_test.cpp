@@ -339,7 +339,8 @@ TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_repo
     }
     try {
       engine::open(dir.path, options_for(durability_mode::sync));
-      ADD_FAILURE() << "a record of table " << bad.table << " with a key of " << bad.key.size() << " bytes was accepted";
+      ADD_FAILURE() << "a record of table " << bad.table << " with a key of " << bad.key.size()
+                    << " bytes was accepted";
     } catch (const durability::log_corruption& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("the log's commit 1000000"), std::string::npos) << what;
