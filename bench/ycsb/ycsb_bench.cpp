@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <deque>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -95,6 +97,9 @@ void validate(const ycsb_options& o) {
   }
   if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
   if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
+  if (o.deferred_acks && o.durability.mode != "sync") {
+    throw std::invalid_argument("--acks deferred needs --durability sync (nothing else waits for the disk)");
+  }
   for (std::size_t t : o.threads)
     if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
   for (std::size_t b : o.batches)
@@ -121,12 +126,30 @@ struct alignas(64) worker {
   std::vector<float> latency_us;
   std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
   std::uint64_t checksum = 0;
+  // Deferred acknowledgements: commits done in memory whose durability the
+  // worker has not yet seen, oldest first, with their start times.
+  std::deque<std::pair<std::uint64_t, clock_type::time_point>> unacknowledged;
+
+  // Acknowledges the commits now durable (their latency ends here).
+  void acknowledge(const txn::engine& db) {
+    while (!unacknowledged.empty()) {
+      const std::optional<txn::commit_status> a = db.acknowledgement(unacknowledged.front().first);
+      if (!a) return;
+      if (*a != txn::commit_status::committed) {
+        throw std::runtime_error("a commit was refused: the log failed");
+      }
+      const auto waited = clock_type::now() - unacknowledged.front().second;
+      latency_us.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(waited).count()));
+      unacknowledged.pop_front();
+    }
+  }
 };
 
 struct context {
   const ycsb_options& o;
   txn::engine& db;
   txn::table& table;
+  bool deferred_acks;  // --acks deferred under sync
 };
 
 // A record's byte-string key, made on the stack: "user" and its number in
@@ -221,7 +244,14 @@ task<txn::commit_status> transaction_body(const context& c, worker& w, const std
         }
       }
     }
-    if (ok) {
+    if (ok && Policy::suspends && c.deferred_acks) {
+      const txn::deferred_commit d = t.commit_deferred();
+      result = d.status;
+      if (result == txn::commit_status::committed && d.durable_at != 0) {
+        w.unacknowledged.emplace_back(d.durable_at, start);  // its latency ends when it is acknowledged
+        co_return result;
+      }
+    } else if (ok) {
       result = co_await t.commit<Policy>();
     } else {
       t.abort();
@@ -243,6 +273,7 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
   scheduler.run(
       txns,
       [&](auto policy, std::size_t i) {
+        if (!w.unacknowledged.empty()) w.acknowledge(c.db);
         return transaction_body<decltype(policy), Nested, StringKeys>(c, w, w.keys.data() + (base + i * n) % (w.keys.size() - n),
                                                           multi_key);
       },
@@ -323,7 +354,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
   // The load's log goes: the runs start from a checkpoint, as a database would.
   if (db.log() != nullptr) db.checkpoint();
-  const context c{o, db, table};
+  const context c{o, db, table, o.deferred_acks};
 
   // Workers keep their participant across runs.
   std::vector<participant*> members;
@@ -368,6 +399,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["retry"] = o.retries;
     j["retries"] = cfg.retries;
     describe_log(j, o.durability, cfg.log, cfg.commits);
+    if (o.durability.mode == "sync") j["acks"] = o.deferred_acks ? "deferred" : "park";
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -408,6 +440,18 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
           run_mode<true>(c, workers[t], cfg.mode, cfg.batch, chunk);
         }
       });
+      // Deferred acknowledgements: a commit counts once acknowledged within
+      // the run; the rest are waited for here, outside the timed part.
+      for (worker& w : workers) {
+        w.acknowledge(db);
+        w.commits -= w.unacknowledged.size();
+        for (const auto& [durable_at, start] : w.unacknowledged) {
+          if (db.wait_acknowledgement(durable_at) != txn::commit_status::committed) {
+            throw std::runtime_error("a commit was refused: the log failed");
+          }
+        }
+        w.unacknowledged.clear();
+      }
       // This repetition's line, printed now: an interrupted sweep keeps it.
       config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}, {}};
       run.log.add(meter);

@@ -31,6 +31,10 @@ for th in 2 1; do
   run ycsb-sync-$th bench ycsb --workload update --threads $th --modes naive,coro --seconds 2 --repeat 3 \
     --durability sync --data "$scratch/data"
 done
+for th in 2 1; do
+  run ycsb-sync-deferred-$th bench ycsb --workload update --threads $th --modes coro --seconds 2 --repeat 3 \
+    --durability sync --data "$scratch/data" --acks deferred
+done
 for g in 100 1000; do
   run ycsb-sync-1-g$g bench ycsb --workload update --threads 1 --modes coro --seconds 2 --repeat 3 \
     --durability sync --data "$scratch/data" --group-commit-us $g

@@ -191,6 +191,8 @@ expect_usage_error bench ycsb --durability sync --data "$scratch/new" --group-co
 expect_usage_error bench tpcc --durability async --data "$scratch/new" --group-commit-us 2000000
 expect_message "is not a directory" bench ycsb --durability sync --data "$scratch/file" --records 1K
 expect_message "must be a new or empty directory" bench tpcc --durability sync --data "$scratch/full"
+expect_usage_error bench ycsb --durability sync --data "$scratch/new" --acks later
+expect_message "needs --durability sync" bench ycsb --durability async --data "$scratch/new" --acks deferred
 expect_usage_error recover
 expect_message "is not a directory" recover --data "$scratch/missing"
 expect_message "is not a weave data directory" recover --data "$scratch/full"

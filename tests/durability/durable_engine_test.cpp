@@ -6,16 +6,20 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "support/temp_dir.hpp"
 #include "weave/durability/checkpoint.hpp"
+#include "weave/durability/log_reader.hpp"
 #include "weave/durability/log_writer.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
@@ -347,6 +351,108 @@ TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_repo
       EXPECT_NE(what.find(bad.what), std::string::npos) << what;
     }
   }
+}
+
+// The keys of the transactions in a directory's log (table "ints" is id 0).
+std::set<std::uint64_t> keys_in_log(const fs::path& dir) {
+  std::set<std::uint64_t> keys;
+  durability::read_log(dir, [&](const durability::logged_transaction& t) {
+    for (const durability::logged_write& w : t.writes) {
+      std::uint64_t k = 0;
+      std::memcpy(&k, w.key.data(), std::min(w.key.size(), sizeof k));
+      keys.insert(k);
+    }
+  });
+  return keys;
+}
+
+TEST(durable_engine_files, a_deferred_commit_is_acknowledged_only_once_it_is_on_disk) {
+  temp_dir dir;
+  std::vector<std::uint64_t> acknowledged;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    table& t = e->create_table("ints", key_kind::integer);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> waiting;  // key, durable_at
+    std::size_t waited = 0;
+    for (std::uint64_t k = 0; k < 300; ++k) {
+      transaction tx = e->begin();
+      ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, k, "v")), status::ok);
+      const deferred_commit d = tx.commit_deferred();
+      ASSERT_EQ(d.status, commit_status::committed);
+      waiting.emplace_back(k, d.durable_at);
+      // Acknowledge what the engine says is durable; it must be in the files already.
+      while (!waiting.empty()) {
+        const std::optional<commit_status> a = e->acknowledgement(waiting.front().second);
+        if (!a) break;
+        ASSERT_EQ(*a, commit_status::committed);
+        acknowledged.push_back(waiting.front().first);
+        waiting.erase(waiting.begin());
+      }
+      if (k % 50 == 0) {
+        const std::set<std::uint64_t> on_disk = keys_in_log(dir.path);
+        for (std::uint64_t a : acknowledged) {
+          ASSERT_EQ(on_disk.count(a), 1u) << "key " << a << " acknowledged, not on disk";
+        }
+      }
+      waited += waiting.empty() ? 0 : 1;
+    }
+    for (const auto& [k, at] : waiting) {
+      ASSERT_NE(at, 0u) << "key " << k << " had nothing to wait for, yet was not acknowledged";
+      ASSERT_EQ(e->wait_acknowledgement(at), commit_status::committed);
+      acknowledged.push_back(k);
+    }
+    EXPECT_GT(waited, 0u) << "no commit ever waited for the disk";
+    const std::set<std::uint64_t> on_disk = keys_in_log(dir.path);
+    for (std::uint64_t a : acknowledged) ASSERT_EQ(on_disk.count(a), 1u) << a;
+  }
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  const oracle got = contents(*e);
+  EXPECT_EQ(got.at("ints").size(), acknowledged.size());
+  // Under async nothing waits: every deferred commit is acknowledged at once.
+  temp_dir other;
+  auto a = engine::open(other.path, options_for(durability_mode::async));
+  table& t = a->create_table("ints", key_kind::integer);
+  transaction tx = a->begin();
+  ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, 1, "v")), status::ok);
+  const deferred_commit d = tx.commit_deferred();
+  EXPECT_EQ(d.status, commit_status::committed);
+  EXPECT_EQ(d.durable_at, 0u);
+  EXPECT_EQ(a->acknowledgement(d.durable_at), commit_status::committed);
+}
+
+TEST(durable_engine_files, a_deferred_commit_the_log_could_not_write_is_refused) {
+  temp_dir dir;
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  std::size_t refused = 0;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    table& t = e->create_table("ints", key_kind::integer);
+    struct rlimit small = old;
+    small.rlim_cur = 8192;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::vector<std::uint64_t> waiting;
+    for (std::uint64_t k = 0; k < 10000 && !e->log()->failed(); ++k) {
+      transaction tx = e->begin();
+      ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, k, std::string(100, 'x'))), status::ok);
+      const deferred_commit d = tx.commit_deferred();
+      if (d.status == commit_status::committed && d.durable_at != 0) waiting.push_back(d.durable_at);
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    ASSERT_TRUE(e->log()->failed());
+    for (std::uint64_t at : waiting) {
+      const commit_status s = e->wait_acknowledgement(at);
+      EXPECT_EQ(e->acknowledgement(at), s);
+      if (s == commit_status::log_failure) {
+        ++refused;
+      } else {
+        EXPECT_TRUE(e->log()->durable(at)) << "acknowledged, not durable";
+      }
+    }
+  }
+  ::signal(SIGXFSZ, old_handler);
+  EXPECT_GT(refused, 0u) << "the failed log refused no commit";
 }
 
 TEST(durable_engine_files, a_second_engine_on_the_directory_is_refused) {

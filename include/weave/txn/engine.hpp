@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -103,6 +104,18 @@ class engine {
   const durability::redo_log* log() const noexcept { return log_.get(); }
   durability::durability_mode durability() const noexcept {
     return log_ ? log_->options().mode : durability::durability_mode::off;
+  }
+  // A deferred commit's acknowledgement (transaction::commit_deferred):
+  // committed once `durable_at` is durable, log_failure if the log failed
+  // first, nothing while neither has happened. wait_acknowledgement waits.
+  std::optional<commit_status> acknowledgement(std::uint64_t durable_at) const noexcept {
+    if (durable_at == 0 || log_->durable(durable_at)) return commit_status::committed;
+    if (log_->failed()) return commit_status::log_failure;
+    return std::nullopt;
+  }
+  commit_status wait_acknowledgement(std::uint64_t durable_at) {
+    if (durable_at == 0) return commit_status::committed;
+    return log_->wait_durable(durable_at) ? commit_status::committed : commit_status::log_failure;
   }
   const recovery_report& recovery() const noexcept { return recovery_; }
   // Writes a checkpoint of every table at a snapshot taken now, while

@@ -2,6 +2,8 @@
 // What the transaction engine promises and reports: the isolation levels,
 // what an operation did, and what a commit did.
 
+#include <cstdint>
+
 namespace weave::txn {
 
 enum class isolation {
@@ -26,6 +28,16 @@ enum class commit_status {
                           // range it read (a scan, or a key it found absent) has changed
   log_failure,            // durable engine: the log cannot be written (the disk is full, a write or
                           // sync failed); the commit is not acknowledged, and no later one will be
+};
+
+// A commit whose acknowledgement waits for the disk, left to its caller
+// (transaction::commit_deferred): `status` as commit() would return it, but
+// a committed one may be told to anyone only once the engine acknowledges
+// `durable_at` (engine::acknowledgement); 0 when there is nothing to wait
+// for (no log, `async`, or a failed commit).
+struct deferred_commit {
+  commit_status status;
+  std::uint64_t durable_at;
 };
 
 constexpr const char* name_of(commit_status s) noexcept {

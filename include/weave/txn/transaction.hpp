@@ -154,6 +154,17 @@ class transaction {
     return commit_awaitable{{}, this, Policy::suspends, commit_status::committed};
   }
 
+  // The same without the wait for the disk, for a caller that tells others
+  // of its commits later (a server answering clients, a benchmark counting
+  // them): once it returns, nothing of the transaction is used again and its
+  // worker goes on, where a parked commit<Policy>() holds its scheduler run
+  // open until the disk is done. Under `sync` a committed one may be told to
+  // anyone only once engine::acknowledgement(durable_at) says so.
+  [[nodiscard]] deferred_commit commit_deferred() {
+    const commit_status s = commit_in_memory();
+    return {s, s == commit_status::committed ? wait_for_ : 0};
+  }
+
   // Takes the writes back out of their chains, newest first.
   void abort();
 
