@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
-#include <deque>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <optional>
 #include <span>
 
 #include "bench/workload/key_chooser.hpp"
@@ -118,6 +118,9 @@ std::size_t estimated_bytes(const ycsb_options& o) {
 
 namespace {
 
+// A commit the log could not make durable: the run cannot go on.
+[[noreturn]] void log_refused() { throw std::runtime_error("a commit was refused: the log failed"); }
+
 // One per thread, each on its own cache lines: counters bumped by every
 // transaction must not bounce between cores.
 struct alignas(64) worker {
@@ -135,9 +138,7 @@ struct alignas(64) worker {
     while (!unacknowledged.empty()) {
       const std::optional<txn::commit_status> a = db.acknowledgement(unacknowledged.front().first);
       if (!a) return;
-      if (*a != txn::commit_status::committed) {
-        throw std::runtime_error("a commit was refused: the log failed");
-      }
+      if (*a != txn::commit_status::committed) log_refused();
       const auto waited = clock_type::now() - unacknowledged.front().second;
       latency_us.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(waited).count()));
       unacknowledged.pop_front();
@@ -149,7 +150,6 @@ struct context {
   const ycsb_options& o;
   txn::engine& db;
   txn::table& table;
-  bool deferred_acks;  // --acks deferred under sync
 };
 
 // A record's byte-string key, made on the stack: "user" and its number in
@@ -244,7 +244,7 @@ task<txn::commit_status> transaction_body(const context& c, worker& w, const std
         }
       }
     }
-    if (ok && Policy::suspends && c.deferred_acks) {
+    if (ok && Policy::suspends && c.o.deferred_acks) {
       const txn::deferred_commit d = t.commit_deferred();
       result = d.status;
       if (result == txn::commit_status::committed && d.durable_at != 0) {
@@ -282,7 +282,7 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
           case txn::commit_status::committed: ++w.commits; break;
           case txn::commit_status::write_conflict: ++w.write_conflicts; break;
           case txn::commit_status::serialization_failure: ++w.serialization_failures; break;
-          case txn::commit_status::log_failure: throw std::runtime_error("a commit was refused: the log failed");
+          case txn::commit_status::log_failure: log_refused();
         }
       });
 }
@@ -354,7 +354,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
   // The load's log goes: the runs start from a checkpoint, as a database would.
   if (db.log() != nullptr) db.checkpoint();
-  const context c{o, db, table, o.deferred_acks};
+  const context c{o, db, table};
 
   // Workers keep their participant across runs.
   std::vector<participant*> members;
@@ -446,9 +446,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         w.acknowledge(db);
         w.commits -= w.unacknowledged.size();
         for (const auto& [durable_at, start] : w.unacknowledged) {
-          if (db.wait_acknowledgement(durable_at) != txn::commit_status::committed) {
-            throw std::runtime_error("a commit was refused: the log failed");
-          }
+          if (db.wait_acknowledgement(durable_at) != txn::commit_status::committed) log_refused();
         }
         w.unacknowledged.clear();
       }
