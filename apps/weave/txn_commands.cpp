@@ -24,6 +24,11 @@ void add_durability_options(CLI::App* cmd, bench::durability_choice& d) {
   cmd->add_option("--group-commit-us", d.group_commit_us, "the log's group window in microseconds")
       ->check(unsigned_in(1, 1000000))
       ->capture_default_str();
+  cmd->add_option("--acks", d.acks,
+                  "park | deferred: under --durability sync, a coroutine mode's commit parks until "
+                  "durable, or its worker goes on and acknowledges it once durable")
+      ->check(CLI::IsMember({"park", "deferred"}))
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -46,7 +51,6 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string isolation = "si";
     std::size_t retries = 0;
     std::uint64_t seed = 42;
-    std::string acks = "park";
     bench::durability_choice durability;
     bool quiet = false;
   };
@@ -76,11 +80,6 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
   add_durability_options(cmd, y->durability);
-  cmd->add_option("--acks", y->acks,
-                  "park | deferred: under --durability sync, a coroutine mode's commit parks until "
-                  "durable, or its worker goes on and acknowledges it once durable")
-      ->check(CLI::IsMember({"park", "deferred"}))
-      ->capture_default_str();
   cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
   commands.add(cmd, [y] {
     bench::ycsb_options o;
@@ -102,7 +101,6 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.retries = y->retries;
     o.seed = y->seed;
     o.durability = y->durability;
-    o.deferred_acks = y->acks == "deferred";
     o.verbose = bench::progress_wanted(y->quiet);
     bench::validate(o);
     warn_if_more_threads_than_cpus(o.threads);

@@ -69,6 +69,12 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t retries, std:
   scheduler.run(
       count,
       [&](auto policy, std::size_t i) {
+        if (!ws.unacknowledged.empty()) {
+          ws.unacknowledged.acknowledge(ws.shared->db, [&](std::uint32_t k, float us) {
+            ++out.commits[k];
+            out.latency_us[k].push_back(us);
+          });
+        }
         kind_of[i] = draw(percent, ws.random);
         started[i] = clock_type::now();
         using P = decltype(policy);
@@ -77,6 +83,11 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t retries, std:
       },
       [&](std::size_t i, outcome o) {
         const auto k = static_cast<std::size_t>(kind_of[i]);
+        if (o == outcome::committed && ws.durable_at != 0) {  // counted once acknowledged
+          ws.unacknowledged.add(ws.durable_at, started[i], static_cast<std::uint32_t>(k));
+          ws.durable_at = 0;
+          return;
+        }
         switch (o) {
           case outcome::committed: ++out.commits[k]; break;
           case outcome::rolled_back: ++out.rollbacks[k]; break;

@@ -26,6 +26,7 @@
 
 #include "bench/tpcc/random.hpp"
 #include "bench/tpcc/schema.hpp"
+#include "bench/workload/acknowledgements.hpp"
 #include "bench/workload/nested_ops.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/txn/engine.hpp"
@@ -83,6 +84,13 @@ struct alignas(64) worker_state {
   // What the read-only transactions found (what a terminal would show):
   // results are consumed, as a real client would.
   std::uint64_t checksum = 0;
+  // --acks deferred: an interleaved transaction commits in memory and
+  // leaves in durable_at what must be durable before it counts; the runner
+  // moves it to `unacknowledged` when the transaction ends (nothing of this
+  // worker runs in between).
+  bool deferred_acks = false;
+  std::uint64_t durable_at = 0;
+  bench::pending_acknowledgements unacknowledged;
 
  private:
   static std::uint32_t next_history_id() {
@@ -112,6 +120,20 @@ struct ops {
     }
   }
 };
+
+// Under deferred acknowledgements, commits t in memory (worker_state);
+// else nothing, and the caller commits as usual.
+template <class Policy>
+std::optional<outcome> commit_deferred(worker_state& ws, txn::transaction& t) {
+  if constexpr (Policy::suspends) {
+    if (ws.deferred_acks) {
+      const txn::deferred_commit d = t.commit_deferred();
+      ws.durable_at = d.durable_at;
+      return outcome_of(d.status);
+    }
+  }
+  return std::nullopt;
+}
 
 inline std::uint32_t other_warehouse(random_source& r, std::uint32_t w, std::uint32_t warehouses) {
   if (warehouses == 1) return w;
@@ -232,6 +254,7 @@ task<outcome> new_order(worker_state& ws, random_source& r) {
       co_return outcome::write_conflict;
     }
   }
+  if (const auto done = detail::commit_deferred<Policy>(ws, t)) co_return *done;
   co_return outcome_of(co_await t.commit<Policy>());
 }
 
@@ -292,6 +315,7 @@ task<outcome> payment(worker_state& ws, random_source& r) {
       txn::status::ok) {
     co_return outcome::write_conflict;
   }
+  if (const auto done = detail::commit_deferred<Policy>(ws, t)) co_return *done;
   co_return outcome_of(co_await t.commit<Policy>());
 }
 
@@ -325,6 +349,7 @@ task<outcome> order_status(worker_state& ws, random_source& r) {
     for (const auto& [k, v] : lines) seen += static_cast<std::uint64_t>(row_of<order_line_row>(v).amount);
   }
   ws.checksum += seen;
+  if (const auto done = detail::commit_deferred<Policy>(ws, t)) co_return *done;
   co_return outcome_of(co_await t.commit<Policy>());
 }
 
@@ -373,7 +398,10 @@ task<outcome> delivery(worker_state& ws, random_source& r) {
     }
     delivered[d] = o;
   }
-  if (const outcome o = outcome_of(co_await t.commit<Policy>()); o != outcome::committed) co_return o;
+  const std::optional<outcome> deferred = detail::commit_deferred<Policy>(ws, t);
+  if (const outcome o = deferred ? *deferred : outcome_of(co_await t.commit<Policy>()); o != outcome::committed) {
+    co_return o;
+  }
   for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {
     if (delivered[d] == 0) continue;
     auto& hint = s.undelivered[district_key(w, d)];
@@ -431,6 +459,7 @@ task<outcome> stock_level(worker_state& ws, random_source& r) {
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
   if (missing) co_return outcome::write_conflict;
+  if (const auto done = detail::commit_deferred<Policy>(ws, t)) co_return *done;
   co_return outcome_of(co_await t.commit<Policy>());
 }
 
@@ -464,6 +493,7 @@ task<outcome> q2(worker_state& ws, random_source& r) {
   bool missing = false;
   ws.checksum += co_await detail::count_low_stock<Policy, Nested, MultiKey>(t, tb, stock_keys, threshold, missing);
   if (missing) co_return outcome::write_conflict;
+  if (const auto done = detail::commit_deferred<Policy>(ws, t)) co_return *done;
   co_return outcome_of(co_await t.commit<Policy>());
 }
 

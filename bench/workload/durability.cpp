@@ -22,6 +22,12 @@ void validate(const durability_choice& d) {
   if (d.group_commit_us < 1 || d.group_commit_us > 1'000'000) {
     throw std::invalid_argument("--group-commit-us must be 1..1000000");
   }
+  if (d.acks != "park" && d.acks != "deferred") {
+    throw std::invalid_argument("unknown --acks '" + d.acks + "' (park or deferred)");
+  }
+  if (d.deferred_acks() && mode != durability::durability_mode::sync) {
+    throw std::invalid_argument("--acks deferred needs --durability sync (nothing else waits for the disk)");
+  }
   if (mode == durability::durability_mode::off) {
     if (!d.data.empty()) throw std::invalid_argument("--data needs --durability async or sync");
     return;
@@ -67,6 +73,7 @@ void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const l
   j["durability"] = d.mode;
   if (d.mode == "off") return;
   j["group_commit_us"] = d.group_commit_us;
+  if (d.mode == "sync") j["acks"] = d.acks;
   j["log_bytes_per_txn"] = commits == 0 ? 0.0 : static_cast<double>(use.bytes) / static_cast<double>(commits);
   j["log_groups"] = use.groups;
   j["log_write_us"] = use.groups == 0 ? 0.0 : static_cast<double>(use.write_ns) / 1e3 / static_cast<double>(use.groups);

@@ -1,6 +1,6 @@
 #pragma once
 // The durability a benchmark's engine runs with (--durability, --data,
-// --group-commit-us), shared by `weave bench ycsb` and `weave bench tpcc`,
+// --group-commit-us, --acks), shared by `weave bench ycsb` and `weave bench tpcc`,
 // and what it reports: the mode, the group window, log bytes per commit.
 
 #include <nlohmann/json.hpp>
@@ -18,6 +18,10 @@ struct durability_choice {
   std::string mode = "off";  // off | async | sync
   std::string data;          // the data directory (new or empty): required unless off
   std::size_t group_commit_us = 200;
+  // park | deferred: under sync, an interleaved commit parks until durable,
+  // or its worker goes on and acknowledges it once durable (acknowledgements.hpp).
+  std::string acks = "park";
+  bool deferred_acks() const { return acks == "deferred"; }
 };
 
 // Throws std::invalid_argument with a one-line message; touches no file.
@@ -48,7 +52,7 @@ struct log_use {
   }
 };
 
-// "durability", and for a durable engine "group_commit_us",
+// "durability", and for a durable engine "group_commit_us", "acks" (sync),
 // "log_bytes_per_txn" (over `commits`), "log_groups" and "log_write_us"
 // (the mean time to write and sync a group).
 void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const log_use& use, std::size_t commits);

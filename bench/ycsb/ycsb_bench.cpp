@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <optional>
 #include <span>
 
+#include "bench/workload/acknowledgements.hpp"
 #include "bench/workload/key_chooser.hpp"
 #include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
@@ -97,9 +97,6 @@ void validate(const ycsb_options& o) {
   }
   if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
   if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
-  if (o.deferred_acks && o.durability.mode != "sync") {
-    throw std::invalid_argument("--acks deferred needs --durability sync (nothing else waits for the disk)");
-  }
   for (std::size_t t : o.threads)
     if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
   for (std::size_t b : o.batches)
@@ -119,8 +116,6 @@ std::size_t estimated_bytes(const ycsb_options& o) {
 namespace {
 
 // A commit the log could not make durable: the run cannot go on.
-[[noreturn]] void log_refused() { throw std::runtime_error("a commit was refused: the log failed"); }
-
 // One per thread, each on its own cache lines: counters bumped by every
 // transaction must not bounce between cores.
 struct alignas(64) worker {
@@ -129,20 +124,12 @@ struct alignas(64) worker {
   std::vector<float> latency_us;
   std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
   std::uint64_t checksum = 0;
-  // Deferred acknowledgements: commits done in memory whose durability the
-  // worker has not yet seen, oldest first, with their start times.
-  std::deque<std::pair<std::uint64_t, clock_type::time_point>> unacknowledged;
+  // Deferred acknowledgements: counted as commits when made; their latency
+  // ends when acknowledged.
+  pending_acknowledgements unacknowledged;
 
-  // Acknowledges the commits now durable (their latency ends here).
   void acknowledge(const txn::engine& db) {
-    while (!unacknowledged.empty()) {
-      const std::optional<txn::commit_status> a = db.acknowledgement(unacknowledged.front().first);
-      if (!a) return;
-      if (*a != txn::commit_status::committed) log_refused();
-      const auto waited = clock_type::now() - unacknowledged.front().second;
-      latency_us.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(waited).count()));
-      unacknowledged.pop_front();
-    }
+    unacknowledged.acknowledge(db, [&](std::uint32_t, float us) { latency_us.push_back(us); });
   }
 };
 
@@ -244,11 +231,11 @@ task<txn::commit_status> transaction_body(const context& c, worker& w, const std
         }
       }
     }
-    if (ok && Policy::suspends && c.o.deferred_acks) {
+    if (ok && Policy::suspends && c.o.durability.deferred_acks()) {
       const txn::deferred_commit d = t.commit_deferred();
       result = d.status;
       if (result == txn::commit_status::committed && d.durable_at != 0) {
-        w.unacknowledged.emplace_back(d.durable_at, start);  // its latency ends when it is acknowledged
+        w.unacknowledged.add(d.durable_at, start);  // its latency ends when it is acknowledged
         co_return result;
       }
     } else if (ok) {
@@ -282,7 +269,7 @@ void run_chunk(const context& c, worker& w, Scheduler&& scheduler, std::size_t t
           case txn::commit_status::committed: ++w.commits; break;
           case txn::commit_status::write_conflict: ++w.write_conflicts; break;
           case txn::commit_status::serialization_failure: ++w.serialization_failures; break;
-          case txn::commit_status::log_failure: log_refused();
+          case txn::commit_status::log_failure: pending_acknowledgements::refused();
         }
       });
 }
@@ -399,7 +386,6 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["retry"] = o.retries;
     j["retries"] = cfg.retries;
     describe_log(j, o.durability, cfg.log, cfg.commits);
-    if (o.durability.mode == "sync") j["acks"] = o.deferred_acks ? "deferred" : "park";
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -442,14 +428,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       });
       // Deferred acknowledgements: a commit counts once acknowledged within
       // the run; the rest are waited for here, outside the timed part.
-      for (worker& w : workers) {
-        w.acknowledge(db);
-        w.commits -= w.unacknowledged.size();
-        for (const auto& [durable_at, start] : w.unacknowledged) {
-          if (db.wait_acknowledgement(durable_at) != txn::commit_status::committed) log_refused();
-        }
-        w.unacknowledged.clear();
-      }
+      for (worker& w : workers) w.commits -= w.unacknowledged.settle(db);
       // This repetition's line, printed now: an interrupted sweep keeps it.
       config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}, {}};
       run.log.add(meter);

@@ -52,10 +52,6 @@ struct ycsb_options {
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   std::uint64_t seed = 42;
   durability_choice durability;
-  // Under sync, how a coroutine mode's commit waits for the disk: it parks
-  // until durable (co_await commit<Policy>()), or the worker goes on and
-  // acknowledges it once durable (commit_deferred).
-  bool deferred_acks = false;
   bool verbose = true;
 };
 

@@ -50,6 +50,15 @@ run tpcc100-async-2 bench tpcc --warehouses 100 --threads 2 --modes coro --secon
   --durability async --data "$scratch/data"
 run tpcc100-sync-2 bench tpcc --warehouses 100 --threads 2 --modes naive,coro --seconds 2 --repeat 3 \
   --durability sync --data "$scratch/data"
+# Deferred acknowledgements at 100 warehouses, with off between them.
+i=0
+for name in deferred off park deferred off; do
+  i=$((i + 1))
+  args=()
+  [ $name = deferred ] && args=(--durability sync --acks deferred --data "$scratch/data")
+  [ $name = park ] && args=(--durability sync --data "$scratch/data")
+  run tpcc100-acks-$i-$name bench tpcc --warehouses 100 --threads 2 --modes coro --seconds 2 --repeat 3 "${args[@]}"
+done
 # Recovery: 10^7 records, a checkpoint after the load, 10 s of sync updates
 # on two workers; then recovery from a cold page cache.
 run recovery-10M-run bench ycsb --records 10M --workload update --threads 2 --modes coro --seconds 10 \

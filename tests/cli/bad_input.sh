@@ -193,6 +193,7 @@ expect_message "is not a directory" bench ycsb --durability sync --data "$scratc
 expect_message "must be a new or empty directory" bench tpcc --durability sync --data "$scratch/full"
 expect_usage_error bench ycsb --durability sync --data "$scratch/new" --acks later
 expect_message "needs --durability sync" bench ycsb --durability async --data "$scratch/new" --acks deferred
+expect_message "needs --durability sync" bench tpcc --acks deferred
 expect_usage_error recover
 expect_message "is not a directory" recover --data "$scratch/missing"
 expect_message "is not a weave data directory" recover --data "$scratch/full"
