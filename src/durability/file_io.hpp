@@ -17,6 +17,10 @@ void write_all(int fd, std::string_view bytes, const std::string& what);
 // The whole file.
 std::string read_file(const std::filesystem::path& path);
 
+// Asks the kernel to start reading the file into the page cache, so that a
+// later read_file finds it there (a hint: nothing happens on failure).
+void read_ahead(const std::filesystem::path& path) noexcept;
+
 // Makes the names of files created or renamed in `directory` durable.
 void sync_directory(const std::filesystem::path& directory);
 

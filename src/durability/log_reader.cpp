@@ -58,6 +58,7 @@ log_scan read_log_groups(const std::filesystem::path& directory,
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
     const bool last = s + 1 == segments.size();
+    if (!last) detail::read_ahead(segments[s + 1].second);  // from the disk while this one is decoded
     const std::string bytes = detail::read_file(path);
     const std::string_view all(bytes);
     ++scan.segments;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -126,20 +127,35 @@ void replace(table& t, oid_t oid, version* v, std::uint64_t stamp) {
   if (head != nullptr) version::destroy(head);  // recovery runs alone
 }
 
+// Makes `value`, committed at `stamp`, record `oid`'s version, as replace()
+// does. Recovery runs alone and keeps one version per record, so a value of
+// the same size overwrites the current version's bytes: no allocation (a log
+// of updates is mostly that).
+void overwrite(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, bool tombstone) {
+  version* head = t.head(oid).load(std::memory_order_relaxed);
+  if (head == nullptr || head->size != value.size()) {
+    replace(t, oid, version::make(stamp, nullptr, value, tombstone), stamp);
+    return;
+  }
+  if (head->stamp.load(std::memory_order_relaxed) > stamp) return;
+  head->stamp.store(stamp, std::memory_order_relaxed);
+  head->tombstone = tombstone;
+  if (!value.empty()) std::memcpy(reinterpret_cast<char*>(head + 1), value.data(), value.size());
+}
+
 // Puts a recovered record in place, adding its key if it is new.
 template <class Key>
 void restore(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
-  version* v = version::make(stamp, nullptr, value, tombstone);
   const auto done = t.index_of<Key>().insert_if_absent(
       key,
       [&] {
         const oid_t oid = t.allocate_oid();
         t.remember_key(oid, key);
-        t.head(oid).store(v, std::memory_order_release);
+        t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_release);
         return oid;
       },
       [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
-  if (!done.inserted) replace(t, done.value, v, stamp);
+  if (!done.inserted) overwrite(t, done.value, value, stamp, tombstone);
 }
 
 // A logged key as its table takes it; a key of the wrong shape is damage
@@ -290,7 +306,7 @@ class replay_batch {
     if (const version* head = e.t->head(*oid).load(std::memory_order_relaxed)) {
       co_await prefetch<Policy>(head, sizeof(version), true);
     }
-    replace(*e.t, *oid, version::make(e.stamp, nullptr, value, e.tombstone), e.stamp);
+    overwrite(*e.t, *oid, value, e.stamp, e.tombstone);
     co_return false;
   }
 
