@@ -115,7 +115,6 @@ std::size_t estimated_bytes(const ycsb_options& o) {
 
 namespace {
 
-// A commit the log could not make durable: the run cannot go on.
 // One per thread, each on its own cache lines: counters bumped by every
 // transaction must not bounce between cores.
 struct alignas(64) worker {
