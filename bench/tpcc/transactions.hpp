@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,7 +47,7 @@ inline outcome outcome_of(txn::commit_status s) {
   switch (s) {
     case txn::commit_status::committed: return outcome::committed;
     case txn::commit_status::serialization_failure: return outcome::serialization_failure;
-    case txn::commit_status::log_failure: throw std::runtime_error("a commit was refused: the log failed");
+    case txn::commit_status::log_failure: bench::pending_acknowledgements::refused();
     case txn::commit_status::write_conflict: break;
   }
   return outcome::write_conflict;

@@ -114,33 +114,23 @@ durability::redo_log::buffer& engine::log_buffer() {
 
 namespace {
 
-// Makes `v`, committed at `stamp`, record `oid`'s version, unless the record
-// has a later one already (the log is not in commit order). Within one
-// transaction a later write of a key comes later, and wins.
-void replace(table& t, oid_t oid, version* v, std::uint64_t stamp) {
+// Makes `value`, committed at `stamp`, record `oid`'s version, unless the
+// record has a later one already (the log is not in commit order). Within
+// one transaction a later write of a key comes later, and wins. Recovery runs
+// alone and keeps one version per record, so a value of the same size
+// overwrites the current version's bytes: no allocation (a log of updates is
+// mostly that).
+void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, bool tombstone) {
   version* head = t.head(oid).load(std::memory_order_relaxed);
-  if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) {
-    version::destroy(v);
+  if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) return;
+  if (head != nullptr && head->size == value.size()) {
+    head->stamp.store(stamp, std::memory_order_relaxed);
+    head->tombstone = tombstone;
+    if (!value.empty()) std::memcpy(reinterpret_cast<char*>(head + 1), value.data(), value.size());
     return;
   }
-  t.head(oid).store(v, std::memory_order_relaxed);
-  if (head != nullptr) version::destroy(head);  // recovery runs alone
-}
-
-// Makes `value`, committed at `stamp`, record `oid`'s version, as replace()
-// does. Recovery runs alone and keeps one version per record, so a value of
-// the same size overwrites the current version's bytes: no allocation (a log
-// of updates is mostly that).
-void overwrite(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, bool tombstone) {
-  version* head = t.head(oid).load(std::memory_order_relaxed);
-  if (head == nullptr || head->size != value.size()) {
-    replace(t, oid, version::make(stamp, nullptr, value, tombstone), stamp);
-    return;
-  }
-  if (head->stamp.load(std::memory_order_relaxed) > stamp) return;
-  head->stamp.store(stamp, std::memory_order_relaxed);
-  head->tombstone = tombstone;
-  if (!value.empty()) std::memcpy(reinterpret_cast<char*>(head + 1), value.data(), value.size());
+  t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_relaxed);
+  if (head != nullptr) version::destroy(head);
 }
 
 // Puts a recovered record in place, adding its key if it is new.
@@ -155,7 +145,7 @@ void restore(table& t, const Key& key, std::string_view value, std::uint64_t sta
         return oid;
       },
       [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
-  if (!done.inserted) overwrite(t, done.value, value, stamp, tombstone);
+  if (!done.inserted) replace(t, done.value, value, stamp, tombstone);
 }
 
 // A logged key as its table takes it; a key of the wrong shape is damage
@@ -306,7 +296,7 @@ class replay_batch {
     if (const version* head = e.t->head(*oid).load(std::memory_order_relaxed)) {
       co_await prefetch<Policy>(head, sizeof(version), true);
     }
-    overwrite(*e.t, *oid, value, e.stamp, e.tombstone);
+    replace(*e.t, *oid, value, e.stamp, e.tombstone);
     co_return false;
   }
 

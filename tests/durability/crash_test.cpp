@@ -129,9 +129,13 @@ enum class run_mode { sequential, strict_batches, pipeline };
   ::_exit(0);
 }
 
+struct acknowledgement {
+  std::uint64_t id;
+  std::chrono::steady_clock::time_point at;
+};
+
 struct crash_result {
-  std::vector<std::uint64_t> acknowledged;  // in the order each thread got them
-  std::vector<std::chrono::steady_clock::time_point> acknowledged_at;
+  std::vector<acknowledgement> acknowledged;  // in the order each thread got them
   std::chrono::steady_clock::time_point killed_at;
   int status = 0;
 };
@@ -165,15 +169,15 @@ crash_result crash_once(const std::filesystem::path& dir, engine_options options
       std::int64_t at = 0;
       std::memcpy(&id, pending.data() + used, 8);
       std::memcpy(&at, pending.data() + used + 8, 8);
-      r.acknowledged.push_back(id);
-      r.acknowledged_at.emplace_back(std::chrono::steady_clock::duration(at));
+      using clock = std::chrono::steady_clock;
+      r.acknowledged.push_back({id, clock::time_point(clock::duration(at))});
     }
     pending.erase(0, used);
     return true;
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   const auto enough = [&] {
-    return r.acknowledged.size() >= target && std::chrono::steady_clock::now() - r.acknowledged_at.front() >= least;
+    return r.acknowledged.size() >= target && std::chrono::steady_clock::now() - r.acknowledged.front().at >= least;
   };
   while (!enough() && std::chrono::steady_clock::now() < deadline) {
     if (!read_some(100)) {
@@ -272,15 +276,14 @@ TEST(crash, kill_9_loses_no_acknowledged_transfer_and_half_applies_none) {
     ASSERT_EQ(s.total, static_cast<std::int64_t>(accounts_count) * opening_balance) << "cycle " << cycle;
     ASSERT_TRUE(s.balances_match) << "cycle " << cycle << ": a transfer is half applied";
     if (mode == durability_mode::sync) {
-      for (std::uint64_t id : r.acknowledged) {
-        ASSERT_TRUE(s.transfers.count(id)) << "cycle " << cycle << ": acknowledged transfer " << id << " is lost";
+      for (const acknowledgement& a : r.acknowledged) {
+        ASSERT_TRUE(s.transfers.count(a.id)) << "cycle " << cycle << ": acknowledged transfer " << a.id << " is lost";
       }
     } else {
       // A prefix of each thread's commits survives: once one is lost, so
       // are the ones it acknowledged after it.
       std::map<std::uint64_t, bool> lost_one;
-      for (std::size_t i = 0; i < r.acknowledged.size(); ++i) {
-        const std::uint64_t id = r.acknowledged[i];
+      for (const auto& [id, at] : r.acknowledged) {
         const std::uint64_t thread = (id >> 32) & 0xff;
         const bool present = s.transfers.count(id) > 0;
         ASSERT_FALSE(present && lost_one[thread]) << "cycle " << cycle << ": transfer " << id
@@ -288,7 +291,7 @@ TEST(crash, kill_9_loses_no_acknowledged_transfer_and_half_applies_none) {
         if (!present) {
           lost_one[thread] = true;
           ++lost_async;
-          const auto age = r.killed_at - r.acknowledged_at[i];
+          const auto age = r.killed_at - at;
           oldest_loss = std::max(oldest_loss, age);
           ASSERT_LE(age, async_loss_bound) << "cycle " << cycle << ": transfer " << id << ", acknowledged "
                                            << std::chrono::duration<double, std::milli>(age).count()
