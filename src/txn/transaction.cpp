@@ -4,11 +4,12 @@
 
 namespace weave::txn {
 
-transaction::transaction(engine& e)
+transaction::transaction(engine& e, reservation r)
     : engine_(&e),
       participant_(epoch_guard::current(e.epochs_)),
       id_(e.next_id()),
-      serializable_(e.level_ == isolation::serializable) {
+      serializable_(e.level_ == isolation::serializable),
+      reserved_(std::move(r)) {
   // Outside a batch the transaction holds off pruning; it says so before
   // it reads its snapshot, so that no version it may need goes first.
   if (participant_ == nullptr) e.epochs_.hold_floor();
@@ -24,7 +25,8 @@ transaction::transaction(transaction&& o) noexcept
       serializable_(o.serializable_),
       state_(o.state_),
       writes_(std::move(o.writes_)),
-      ssn_(std::move(o.ssn_)) {
+      ssn_(std::move(o.ssn_)),
+      reserved_(std::move(o.reserved_)) {
   o.state_ = state::finished;
 }
 
@@ -124,6 +126,8 @@ void transaction::finish() noexcept {
   detail::spare_vectors<detail::write_entry>::give(writes_);
   if (serializable_) ssn_.clear();
   state_ = state::finished;
+  // Siblings waiting for these records now begin after this commit.
+  reserved_.release();
   if (participant_ == nullptr) engine_->epochs_.release_floor();
 }
 

@@ -138,6 +138,19 @@ prefetch_awaitable<Policy> prefetch(const void* ptr, std::size_t bytes,
   return {{}, ptr, bytes, miss_likely};
 }
 
+// Hands the worker to its other operations for one pass, with no load: how
+// an operation waits for a sibling on the same worker (txn/reservations.hpp).
+// A policy that does not suspend goes straight on.
+template <execution_policy Policy>
+struct pass_awaitable : detail::suspend_to_scheduler {
+  bool await_ready() const noexcept { return !Policy::suspends; }
+  void await_resume() const noexcept {}
+};
+template <execution_policy Policy>
+pass_awaitable<Policy> next_pass() noexcept {
+  return {};
+}
+
 // Every line of `object`, whose type is aligned to a cache line (an index
 // node): its lines are then a constant, and prefetching them is that many
 // instructions.

@@ -29,6 +29,7 @@
 
 #include "weave/memory/epoch.hpp"
 #include "weave/txn/commit_clock.hpp"
+#include "weave/txn/reservations.hpp"
 #include "weave/txn/status.hpp"
 #include "weave/txn/table.hpp"
 
@@ -89,6 +90,8 @@ class engine {
   std::uint64_t now() const noexcept { return clock_.now(); }
 
   transaction begin();
+  // A transaction that holds `r` (reservations.hpp) until it finishes.
+  transaction begin(reservation r);
 
   // A worker joins once, then brackets each batch of transactions with
   // enter(): versions its transactions unlink are reclaimed by epochs, and

@@ -49,7 +49,7 @@ namespace weave::txn {
 
 class transaction {
  public:
-  explicit transaction(engine& e);
+  explicit transaction(engine& e, reservation r = {});
   transaction(transaction&& o) noexcept;
   transaction& operator=(transaction&&) = delete;
   ~transaction() {
@@ -412,8 +412,10 @@ class transaction {
   bool log_refused_ = false;    // the log could not take the writes
   std::vector<detail::write_entry> writes_ = detail::spare_vectors<detail::write_entry>::take();
   serial_safety_net ssn_;  // empty unless serializable
+  reservation reserved_;   // released at finish()
 };
 
 inline transaction engine::begin() { return transaction(*this); }
+inline transaction engine::begin(reservation r) { return transaction(*this, std::move(r)); }
 
 }  // namespace weave::txn
