@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -433,7 +434,11 @@ TEST(durable_engine_files, a_deferred_commit_the_log_could_not_write_is_refused)
     small.rlim_cur = 8192;
     ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
     std::vector<std::uint64_t> waiting;
-    for (std::uint64_t k = 0; k < 10000 && !e->log()->failed(); ++k) {
+    // Until the flusher has met the limit: on a loaded machine it may not
+    // run for a while, however many commits wait.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (std::uint64_t k = 0; !e->log()->failed(); ++k) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the log never failed";
       transaction tx = e->begin();
       ASSERT_EQ(sync_wait(tx.insert<sequential_policy>(t, k, std::string(100, 'x'))), status::ok);
       const deferred_commit d = tx.commit_deferred();
