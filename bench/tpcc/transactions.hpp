@@ -63,6 +63,10 @@ struct shared_state {
   const tables& t;
   std::uint32_t warehouses;
   std::uint32_t suppliers_per_q2;
+  // The hot rows the running transactions of every worker update
+  // (warehouse, district, a warehouse's deliveries): one that needs a row
+  // held begins after its holder commits instead of colliding with it.
+  txn::reservations hot;
   // Per district, an order id below which every new-order row is deleted
   // and committed: where Delivery starts its scan (deleted rows stay in the
   // index as tombstones).
@@ -90,10 +94,6 @@ struct alignas(64) worker_state {
   bool deferred_acks = false;
   std::uint64_t durable_at = 0;
   bench::pending_acknowledgements unacknowledged;
-  // The hot rows this worker's running transactions update (warehouse,
-  // district, a warehouse's deliveries): a sibling that needs one begins
-  // after their holder commits instead of colliding with it.
-  txn::reservations reserved;
 
  private:
   static std::uint32_t next_history_id() {
@@ -196,8 +196,8 @@ task<outcome> new_order(worker_state& ws, random_source& r) {
     quantity[n] = r.uniform(1, 10);
   }
 
-  const std::array<std::uint64_t, 1> hot{txn::reservations::token(tb.district, district_key(w, d))};
-  txn::transaction t = s.db.begin(co_await ws.reserved.reserve<Policy>(hot));
+  const std::array<std::uint64_t, 1> rows{txn::reservations::token(tb.district, district_key(w, d))};
+  txn::transaction t = s.db.begin(co_await s.hot.reserve<Policy>(rows));
   const auto wv = co_await op::get(t, tb.warehouse, warehouse_key(w));
   const auto dv = co_await op::get(t, tb.district, district_key(w, d));
   const auto cv = co_await op::get(t, tb.customer, customer_key(w, d, c));
@@ -273,9 +273,9 @@ task<outcome> payment(worker_state& ws, random_source& r) {
   const std::uint32_t cd = remote ? r.uniform(1, districts_per_warehouse) : d;
   const std::int64_t amount = r.uniform(100, 500'000);
 
-  const std::array<std::uint64_t, 2> hot{txn::reservations::token(tb.warehouse, warehouse_key(w)),
-                                         txn::reservations::token(tb.district, district_key(w, d))};
-  txn::transaction t = s.db.begin(co_await ws.reserved.reserve<Policy>(hot));
+  const std::array<std::uint64_t, 2> rows{txn::reservations::token(tb.warehouse, warehouse_key(w)),
+                                          txn::reservations::token(tb.district, district_key(w, d))};
+  txn::transaction t = s.db.begin(co_await s.hot.reserve<Policy>(rows));
   const auto wv = co_await op::get(t, tb.warehouse, warehouse_key(w));
   if (!wv) co_return outcome::write_conflict;
   warehouse_row warehouse = row_of<warehouse_row>(*wv);
@@ -367,8 +367,8 @@ task<outcome> delivery(worker_state& ws, random_source& r) {
   const std::uint32_t w = r.uniform(1, s.warehouses), carrier = r.uniform(1, 10);
 
   // Two deliveries of one warehouse would delete the same oldest orders.
-  const std::array<std::uint64_t, 1> hot{txn::reservations::token(tb.new_order, warehouse_key(w))};
-  txn::transaction t = s.db.begin(co_await ws.reserved.reserve<Policy>(hot));
+  const std::array<std::uint64_t, 1> rows{txn::reservations::token(tb.new_order, warehouse_key(w))};
+  txn::transaction t = s.db.begin(co_await s.hot.reserve<Policy>(rows));
   std::array<std::uint32_t, districts_per_warehouse + 1> delivered{};
   std::vector<std::pair<std::uint64_t, std::string_view>> found;
   for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {

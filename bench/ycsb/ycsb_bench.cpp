@@ -128,6 +128,9 @@ struct alignas(64) worker {
   pending_acknowledgements unacknowledged;
   // The records this worker's running transactions write: a sibling that
   // writes one too begins after its holder commits (Zipfian keys collide).
+  // The worker's own, not shared with the others: with every transaction
+  // holding ten keys from begin to commit, waiting across workers for the
+  // hottest key costs more than the collisions it saves (docs/results/contention.md).
   txn::reservations reserved;
   std::vector<std::uint64_t> tokens;  // scratch: reserve() copies them
 
