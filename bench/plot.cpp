@@ -14,6 +14,7 @@
 
 #include "dictionary_sweep_script.hpp"  // generated from bench/plot/dictionary_sweep.py
 #include "group_sweep_script.hpp"       // generated from bench/plot/group_sweep.py
+#include "latency_sweep_script.hpp"     // generated from bench/plot/latency_sweep.py
 
 extern char** environ;
 
@@ -99,6 +100,10 @@ void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std
 
 void plot_dictionary_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
   plot(dictionary_sweep_script, rows, png);
+}
+
+void plot_latency_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png) {
+  plot(latency_sweep_script, rows, png);
 }
 
 }  // namespace weave::bench

@@ -15,5 +15,8 @@ void check_plot_path(const std::string& png);
 void plot_group_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png);
 // Time per query against dictionary size, from the column benchmarks.
 void plot_dictionary_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png);
+// Throughput against p99 latency, fixed batches and latency targets, from
+// the transaction benchmarks.
+void plot_latency_sweep(const std::vector<nlohmann::ordered_json>& rows, const std::string& png);
 
 }  // namespace weave::bench

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "bench/plot.hpp"
+#include "bench/workload/latency_target.hpp"
 #include "bench/workload/size.hpp"
 #include "weave/memory/machine.hpp"
 
@@ -33,6 +34,21 @@ std::vector<std::string> split(const std::string& list) {
 std::vector<std::size_t> parse_sizes(const std::string& list) {
   std::vector<std::size_t> out;
   for (const auto& item : split(list)) out.push_back(bench::parse_size(item));
+  return out;
+}
+
+std::vector<double> parse_latency_targets(const std::string& list) {
+  std::vector<double> out;
+  if (list.empty()) return out;
+  for (const auto& item : split(list)) {
+    double us = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), us);
+    if (ec != std::errc{} || end != item.data() + item.size()) {
+      throw std::invalid_argument(fmt::format("--latency-target-us: '{}' is not a number of microseconds", item));
+    }
+    bench::check_latency_target(us);
+    out.push_back(us);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/plot.hpp"
 #include "bench/tpcc/tpcc_bench.hpp"
 #include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
@@ -44,6 +45,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     double theta = 0;
     std::string threads = "1";
     std::string batches = "8";
+    std::string latency_targets;
     bool pipeline = false;
     double seconds = 2;
     std::size_t repeat = 3;
@@ -52,6 +54,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t retries = 0;
     std::uint64_t seed = 42;
     bench::durability_choice durability;
+    std::string plot;
     bool quiet = false;
   };
   auto y = std::make_shared<ycsb_cli>();
@@ -69,6 +72,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--batch", y->batches, "comma-separated batch sizes (transactions in flight per worker)")
       ->capture_default_str()
         ->check(size_list);
+  cmd->add_option("--latency-target-us", y->latency_targets,
+                  "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
+                  "(or pipeline depth) chosen at run time to meet it");
   cmd->add_flag("--pipeline", y->pipeline, "refill a finished transaction's slot at once instead of strict batches");
   cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
   cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
@@ -80,6 +86,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
   add_durability_options(cmd, y->durability);
+  cmd->add_option("--plot", y->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
+      ->check(plot_path);
   cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
   commands.add(cmd, [y] {
     bench::ycsb_options o;
@@ -92,6 +100,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.theta = y->theta;
     o.threads = parse_sizes(y->threads);
     o.batches = parse_sizes(y->batches);
+    o.latency_targets_us = parse_latency_targets(y->latency_targets);
     o.pipeline = y->pipeline;
     o.seconds = y->seconds;
     o.repeat = y->repeat;
@@ -106,7 +115,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     warn_if_more_threads_than_cpus(o.threads);
     require_memory(bench::estimated_bytes(o), "this benchmark");
     print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
-    bench::run_ycsb_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    const auto rows = bench::run_ycsb_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    if (!y->plot.empty()) bench::plot_latency_sweep(rows, y->plot);
     return 0;
   });
 
@@ -116,6 +126,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::uint32_t suppliers = 100;
     std::string threads = "1";
     std::string batches = "8";
+    std::string latency_targets;
     bool pipeline = false;
     double seconds = 2;
     std::size_t repeat = 3;
@@ -125,6 +136,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     bool check = false;
     std::uint64_t seed = 42;
     bench::durability_choice durability;
+    std::string plot;
     bool quiet = false;
   };
   auto c = std::make_shared<tpcc_cli>();
@@ -136,6 +148,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
         ->check(size_list);
   tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str()
         ->check(size_list);
+  tpcc_cmd->add_option("--latency-target-us", c->latency_targets,
+                       "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
+                       "(or pipeline depth) chosen at run time to meet it");
   tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
   tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
   tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
@@ -149,6 +164,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
   add_durability_options(tpcc_cmd, c->durability);
+  tpcc_cmd->add_option("--plot", c->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
+      ->check(plot_path);
   tpcc_cmd->add_flag("--quiet", c->quiet, "no progress on stderr");
   commands.add(tpcc_cmd, [c] {
     bench::tpcc_options o;
@@ -157,6 +174,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.suppliers = c->suppliers;
     o.threads = parse_sizes(c->threads);
     o.batches = parse_sizes(c->batches);
+    o.latency_targets_us = parse_latency_targets(c->latency_targets);
     o.pipeline = c->pipeline;
     o.seconds = c->seconds;
     o.repeat = c->repeat;
@@ -172,7 +190,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     warn_if_more_threads_than_cpus(o.threads);
     require_memory(bench::estimated_bytes(o), "this benchmark");
     print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
-    bench::run_tpcc_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    const auto rows = bench::run_tpcc_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
+    if (!c->plot.empty()) bench::plot_latency_sweep(rows, c->plot);
     return 0;
   });
 }

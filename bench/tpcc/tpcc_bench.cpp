@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "bench/tpcc/check.hpp"
 #include "bench/tpcc/load.hpp"
+#include "bench/workload/latency_target.hpp"
 #include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
@@ -28,7 +30,8 @@ std::size_t configurations_seconds(const tpcc_options& o) {
   double thread_seconds = 0;
   for (std::size_t t : o.threads) {
     for (tpcc::mode m : o.modes) {
-      thread_seconds += static_cast<double>(t * (tpcc::interleaves(m) ? o.batches.size() : 1));
+      thread_seconds +=
+          static_cast<double>(t * (tpcc::interleaves(m) ? o.batches.size() + o.latency_targets_us.size() : 1));
     }
   }
   return static_cast<std::size_t>(thread_seconds * o.seconds * static_cast<double>(o.repeat)) + 1;
@@ -56,6 +59,16 @@ void validate(const tpcc_options& o) {
     if (b < 1 || b > 64) throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
   check_seconds(o.seconds);
   check_repeat(o.repeat);
+  for (double t : o.latency_targets_us) check_latency_target(t);
+  if (!o.latency_targets_us.empty()) {
+    if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+      throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro, coro-nested or hybrid)");
+    }
+    if (o.durability.deferred_acks()) {
+      throw std::invalid_argument(
+          "--latency-target-us with --acks deferred would steer by in-memory commits, not acknowledgements");
+    }
+  }
   if (o.isolation != "si" && o.isolation != "ssn") {
     throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
   }
@@ -87,9 +100,14 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   struct config {
     std::size_t threads, batch;
     tpcc::mode mode;
+    double target_us;  // > 0: the batch is chosen at run time to keep p99 under it
     std::vector<double> txn_per_s;
     tpcc::tally total;
     log_use log;
+    chosen_groups groups;
+
+    config(std::size_t t, std::size_t b, tpcc::mode m, double target)
+        : threads(t), batch(b), mode(m), target_us(target) {}
   };
   const auto describe = [&](const config& cfg) {
     nlohmann::ordered_json j;
@@ -98,7 +116,11 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["mix"] = o.mix.name;
     if (o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] > 0) j["suppliers"] = o.suppliers;
     j["threads"] = cfg.threads;
-    j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
+    if (cfg.target_us > 0) {
+      j["latency_target_us"] = cfg.target_us;
+    } else {
+      j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
+    }
     j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
     j["isolation"] = o.isolation;
     j["mode"] = tpcc::mode_name(cfg.mode);
@@ -110,7 +132,9 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   };
   // Counts and latency, in all and by kind (TPC-C's limits are on each
   // kind's 90th percentile).
-  const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t, const log_use& log) {
+  const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t, const log_use& log,
+                              const config& cfg) {
+    if (cfg.target_us > 0) cfg.groups.describe(j);
     std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
     std::vector<float> all;
     for (std::size_t k = 0; k < tpcc::kinds; ++k) {
@@ -142,7 +166,14 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     for (std::size_t batch : o.batches) {
       for (tpcc::mode m : o.modes) {
         if (!tpcc::interleaves(m) && batch != o.batches.front()) continue;  // no batch to vary
-        configs.push_back(config{threads, batch, m, {}, {}, {}});
+        configs.push_back(config(threads, batch, m, 0));
+      }
+    }
+    for (double target : o.latency_targets_us) {
+      for (tpcc::mode m : o.modes) {
+        if (tpcc::interleaves(m)) {
+          configs.push_back(config(threads, 0, m, target));
+        }
       }
     }
   }
@@ -150,8 +181,12 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   for (std::size_t r = 0; r < o.repeat; ++r) {
     for (config& cfg : configs) {
       if (o.verbose) {
-        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, batch %zu ...        ", r + 1, o.repeat,
-                     tpcc::mode_name(cfg.mode), cfg.threads, cfg.batch);
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s ...        ", r + 1, o.repeat,
+                     tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str());
+      }
+      std::vector<std::optional<latency_target_scheduler>> tuned(cfg.threads);
+      if (cfg.target_us > 0) {
+        for (auto& s : tuned) s.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
       }
       std::vector<tpcc::tally> tallies(cfg.threads);
       std::vector<tpcc::worker_state> workers;
@@ -161,10 +196,11 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       }
       const log_meter meter(db);
       // One epoch per chunk, the same under every durability (ycsb_bench.cpp).
-      const std::size_t chunk = 16 * cfg.batch;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : 16 * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
-        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t]);
+        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t],
+                        tuned[t] ? &*tuned[t] : nullptr);
       });
       // Deferred acknowledgements: a commit counts once acknowledged within
       // the run; the rest are waited for here, outside the timed part.
@@ -182,12 +218,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       cfg.log.bytes += log.bytes;
       cfg.log.groups += log.groups;
       cfg.log.write_ns += log.write_ns;
+      config shown(cfg.threads, cfg.batch, cfg.mode, cfg.target_us);
+      for (const auto& s : tuned) {
+        if (s) shown.groups.add(s->controller());
+      }
+      cfg.groups.add(shown.groups);
       // This repetition's line, printed now: an interrupted sweep keeps it.
       nlohmann::ordered_json j = describe(cfg);
       j["run_type"] = "repetition";
       j["repetition"] = r + 1;
       j["txn_per_s"] = txn_per_s;
-      add_counts(j, run, log);
+      add_counts(j, run, log, shown);
       if (each) each(j);
     }
   }
@@ -201,7 +242,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j = describe(cfg);
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
-    add_counts(j, cfg.total, cfg.log);
+    add_counts(j, cfg.total, cfg.log, cfg);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

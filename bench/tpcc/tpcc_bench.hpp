@@ -24,6 +24,9 @@ struct tpcc_options {
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};
   bool pipeline = false;
+  // Each adds a configuration per interleaved mode whose batch (or pipeline
+  // depth) is chosen at run time to keep the p99 latency under it.
+  std::vector<double> latency_targets_us;
   double seconds = 2;
   std::size_t repeat = 3;
   std::vector<tpcc::mode> modes{tpcc::mode::naive,       tpcc::mode::prefetch, tpcc::mode::multi_key,

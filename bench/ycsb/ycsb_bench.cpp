@@ -12,6 +12,7 @@
 
 #include "bench/workload/acknowledgements.hpp"
 #include "bench/workload/key_chooser.hpp"
+#include "bench/workload/latency_target.hpp"
 #include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
 #include "bench/workload/nested_ops.hpp"
@@ -20,6 +21,7 @@
 #include "bench/workload/report.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/latency_target_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/memory/saturating.hpp"
@@ -50,6 +52,8 @@ const char* ycsb_mode_name(ycsb_mode m) {
   }
   return "?";
 }
+
+bool interleaves(ycsb_mode m) { return m == ycsb_mode::coro || m == ycsb_mode::coro_nested; }
 
 ycsb_workload parse_ycsb_workload(const std::string& name) {
   if (name == "read") return ycsb_workload::read;
@@ -103,6 +107,16 @@ void validate(const ycsb_options& o) {
     if (b < 1 || b > detail::max_group) throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
   check_seconds(o.seconds);
   check_repeat(o.repeat);
+  for (double t : o.latency_targets_us) check_latency_target(t);
+  if (!o.latency_targets_us.empty()) {
+    if (std::none_of(o.modes.begin(), o.modes.end(), [](ycsb_mode m) { return interleaves(m); })) {
+      throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro or coro-nested)");
+    }
+    if (o.durability.deferred_acks()) {
+      throw std::invalid_argument(
+          "--latency-target-us with --acks deferred would steer by in-memory commits, not acknowledgements");
+    }
+  }
   if (o.isolation != "si" && o.isolation != "ssn") throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
 }
 
@@ -133,6 +147,9 @@ struct alignas(64) worker {
   // hottest key costs more than the collisions it saves (docs/results/contention.md).
   txn::reservations reserved;
   std::vector<std::uint64_t> tokens;  // scratch: reserve() copies them
+  // Under a latency target: the scheduler that chooses the batch, kept
+  // across chunks so that it keeps learning.
+  std::optional<latency_target_scheduler> tuned;
 
   void acknowledge(const txn::engine& db) {
     unacknowledged.acknowledge(db, [&](std::uint32_t, float us) { latency_us.push_back(us); });
@@ -296,6 +313,8 @@ template <bool Nested, bool S>
 void run_interleaved(const context& c, worker& w, std::size_t batch, std::size_t txns) {
   if (runs_in_order(c.db, c.table)) {
     run_chunk<Nested, S>(c, w, sequential_scheduler{}, txns, false);
+  } else if (w.tuned) {
+    run_chunk<Nested, S>(c, w, *w.tuned, txns, false);
   } else if (c.o.pipeline) {
     run_chunk<Nested, S>(c, w, interleaved_scheduler{batch}, txns, false);
   } else {
@@ -360,14 +379,19 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   struct config {
     std::size_t threads, batch;
     ycsb_mode mode;
+    double target_us;  // > 0: the batch is chosen at run time to keep p99 under it
     std::vector<double> txn_per_s;
     std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
     std::vector<float> latency;
     log_use log;
+    chosen_groups groups;
+
+    config(std::size_t t, std::size_t b, ycsb_mode m, double target)
+        : threads(t), batch(b), mode(m), target_us(target) {}
   };
   // The fields that say what a configuration ran, then its counts and latency.
   const auto describe = [&](const config& cfg) {
-    const bool batched = cfg.mode == ycsb_mode::coro || cfg.mode == ycsb_mode::coro_nested;
+    const bool batched = interleaves(cfg.mode);
     nlohmann::ordered_json j;
     j["bench"] = "ycsb";
     j["records"] = o.records;
@@ -378,7 +402,11 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;
     j["theta"] = o.theta;
     j["threads"] = cfg.threads;
-    j["batch"] = batched ? cfg.batch : 1;
+    if (cfg.target_us > 0) {
+      j["latency_target_us"] = cfg.target_us;
+    } else {
+      j["batch"] = batched ? cfg.batch : 1;
+    }
     j["scheduler"] = !batched || runs_in_order(db, table) ? "sequential" : o.pipeline ? "pipeline" : "batch";
     j["isolation"] = o.isolation;
     j["mode"] = ycsb_mode_name(cfg.mode);
@@ -396,14 +424,22 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["retry"] = o.retries;
     j["retries"] = cfg.retries;
     describe_log(j, o.durability, cfg.log, cfg.commits);
+    if (cfg.target_us > 0) cfg.groups.describe(j);
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (ycsb_mode mode : o.modes) {
-        const bool batched = mode == ycsb_mode::coro || mode == ycsb_mode::coro_nested;
+        const bool batched = interleaves(mode);
         if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
-        configs.push_back(config{threads, batch, mode, {}, 0, 0, 0, 0, {}, {}});
+        configs.push_back(config(threads, batch, mode, 0));
+      }
+    }
+    for (double target : o.latency_targets_us) {
+      for (ycsb_mode mode : o.modes) {
+        if (interleaves(mode)) {
+          configs.push_back(config(threads, 0, mode, target));
+        }
       }
     }
   }
@@ -412,11 +448,12 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   for (std::size_t r = 0; r < o.repeat; ++r) {
     for (config& cfg : configs) {
       if (o.verbose) {
-        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, batch %zu ...        ", r + 1, o.repeat,
-                     ycsb_mode_name(cfg.mode), cfg.threads, cfg.batch);
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s ...        ", r + 1, o.repeat,
+                     ycsb_mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str());
       }
       std::vector<worker> workers(cfg.threads);
       for (std::size_t t = 0; t < cfg.threads; ++t) {
+        if (cfg.target_us > 0) workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
         key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                             o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);
         workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
@@ -426,7 +463,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // One epoch per chunk, the same under every durability: a longer
       // epoch frees versions later and costs more than the wait for the
       // last commits' log group that ends a chunk under sync.
-      const std::size_t chunk = 64 * cfg.batch;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : 64 * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
@@ -440,8 +477,12 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // the run; the rest are waited for here, outside the timed part.
       for (worker& w : workers) w.commits -= w.unacknowledged.settle(db);
       // This repetition's line, printed now: an interrupted sweep keeps it.
-      config run{cfg.threads, cfg.batch, cfg.mode, {}, 0, 0, 0, 0, {}, {}};
+      config run(cfg.threads, cfg.batch, cfg.mode, cfg.target_us);
       run.log.add(meter);
+      for (const worker& w : workers) {
+        if (w.tuned) run.groups.add(w.tuned->controller());
+      }
+      cfg.groups.add(run.groups);
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         run.commits += workers[t].commits;

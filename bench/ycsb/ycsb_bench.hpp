@@ -10,6 +10,9 @@
 //                operations as nested tasks (index lookup, then chain walk)
 //   coro         the same with flat single-level operations
 //
+// With latency targets, the interleaved modes also run with a batch size
+// that a latency_target_scheduler chooses (exec/latency_target_scheduler.hpp).
+//
 // While the table and its index stay cached nothing would suspend, and the
 // interleaved modes run their transactions in order instead.
 
@@ -30,6 +33,8 @@ enum class ycsb_workload { read, update, rmw, mixed, scan };
 
 ycsb_mode parse_ycsb_mode(const std::string& name);
 const char* ycsb_mode_name(ycsb_mode m);
+// Whether the mode interleaves transactions (and so has a batch size).
+bool interleaves(ycsb_mode m);
 ycsb_workload parse_ycsb_workload(const std::string& name);
 const char* ycsb_workload_name(ycsb_workload w);
 
@@ -44,6 +49,9 @@ struct ycsb_options {
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};
   bool pipeline = false;  // refill scheduler instead of strict batches
+  // Each adds a configuration per interleaved mode whose batch (or pipeline
+  // depth) is chosen at run time to keep the p99 latency under it.
+  std::vector<double> latency_targets_us;
   double seconds = 2;      // per configuration and repeat
   std::size_t repeat = 3;  // runs of each configuration, in turn; the median is reported
   std::vector<ycsb_mode> modes{ycsb_mode::naive, ycsb_mode::prefetch, ycsb_mode::multi_key, ycsb_mode::coro_nested,

@@ -194,6 +194,16 @@ expect_message "must be a new or empty directory" bench tpcc --durability sync -
 expect_usage_error bench ycsb --durability sync --data "$scratch/new" --acks later
 expect_message "needs --durability sync" bench ycsb --durability async --data "$scratch/new" --acks deferred
 expect_message "needs --durability sync" bench tpcc --acks deferred
+# Latency targets: a positive number of microseconds, up to ten seconds, for an interleaved mode.
+for bad in 0 -5 abc nan inf 1e8 '50,' '50,,100' ' 50' 0x10; do
+  expect_usage_error bench ycsb --latency-target-us "$bad"
+  expect_usage_error bench tpcc --latency-target-us "$bad"
+done
+expect_message "needs an interleaved mode" bench ycsb --modes naive,prefetch --latency-target-us 100
+expect_message "needs an interleaved mode" bench tpcc --modes naive --latency-target-us 100
+expect_message "not acknowledgements" bench ycsb --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
+expect_message "not acknowledgements" bench tpcc --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
+expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
 expect_usage_error recover
 expect_message "is not a directory" recover --data "$scratch/missing"
 expect_message "is not a weave data directory" recover --data "$scratch/full"
