@@ -84,7 +84,8 @@ int run_demo(const demo_options& options) {
 
   const mlp_probe probe(probe_bytes, progress_wanted());
   const double latency = probe.ns_per_miss(1, 500'000);
-  const double best_miss = best_ns_per_miss(probe);
+  std::size_t best_chains = 0;
+  const double best_miss = best_ns_per_miss(probe, &best_chains);
   fmt::print("memory: one random miss takes {:.0f} ns; with many misses in flight, {:.1f} ns per miss "
              "({:.0f}x overlap)\n\n",
              latency, best_miss, latency / best_miss);
@@ -125,10 +126,12 @@ int run_demo(const demo_options& options) {
   o.spec.structure = "binary-search";
   o.spec.keys = lookup_structures(options).front().keys;
   o.spec.lookups = options.lookups / 2;
+  const memory_limits memory{best_miss, best_chains, miss_latency_ns(estimated_bytes(o.spec), progress_wanted())};
   const auto workload = make_workload(o.spec, progress_wanted());
-  const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, best_miss, progress_wanted());
-  fmt::print("model, binary search: per stage compute {:.1f} ns, stall {:.1f} ns, switch {:.1f} ns, {:.1f} stages\n",
-             m.costs.compute_ns, m.costs.stall_ns, m.costs.switch_ns, m.stages_per_lookup);
+  const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, memory, progress_wanted());
+  fmt::print("model, binary search: per stage compute {:.1f} ns, stall {:.1f} ns (one miss alone {:.0f} ns), "
+             "switch {:.1f} ns, {:.1f} stages\n",
+             m.costs.compute_ns, m.costs.stall_ns, m.costs.miss_ns, m.costs.switch_ns, m.stages_per_lookup);
   fmt::print("  predicted: best G {} (Formula 3.2), speedup up to {:.2f}x (Formula 3.4)\n", m.predicted_group,
              m.predicted_speedup);
   fmt::print("  measured:  best G {}, speedup {:.2f}x over the same code run sequentially\n", m.measured_group,

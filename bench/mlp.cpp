@@ -65,9 +65,15 @@ double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses) const {
          static_cast<double>(steps * chains);
 }
 
-double best_ns_per_miss(const mlp_probe& probe) {
+double best_ns_per_miss(const mlp_probe& probe, std::size_t* best_chains) {
   double best = 1e300;
-  for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u}) best = std::min(best, probe.ns_per_miss(chains, 2'000'000));
+  for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u}) {
+    const double ns = probe.ns_per_miss(chains, 2'000'000);
+    if (ns < best) {
+      best = ns;
+      if (best_chains != nullptr) *best_chains = chains;
+    }
+  }
   return best;
 }
 

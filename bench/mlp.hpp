@@ -34,7 +34,9 @@ class mlp_probe {
   std::unique_ptr<impl> impl_;
 };
 
-// The best ns per miss over 12 to 40 chains: what the lookup ceilings use.
-double best_ns_per_miss(const mlp_probe& probe);
+// The best ns per miss over 12 to 40 chains: what the lookup ceilings use;
+// the chain count that reached it in `best_chains` (the misses in flight
+// beyond which more do not pay).
+double best_ns_per_miss(const mlp_probe& probe, std::size_t* best_chains = nullptr);
 
 }  // namespace weave::bench

@@ -19,10 +19,18 @@
 
 namespace weave::bench {
 
+// What the memory system allows, measured by pointer chases (mlp.hpp).
+struct memory_limits {
+  double ns_per_miss = 0;       // the best time per miss with many in flight (the ceiling)
+  std::size_t misses_in_flight = 256;  // the chain count that reached it: more do not pay
+  double miss_latency_ns = 0;   // one miss alone over a buffer of the structure's size
+};
+
 struct model_report {
   stage_costs costs;
   double stages_per_lookup = 0;
   double sequential_ns = 0;          // cold, per lookup
+  memory_limits memory;              // what it was given
   std::size_t predicted_group = 1;   // Formula 3.2
   double predicted_speedup = 1;      // Formula 3.4
   std::vector<std::size_t> groups;
@@ -36,7 +44,10 @@ struct model_report {
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat);
 
 model_report measure_model(const lookup_workload& workload, const std::vector<std::size_t>& groups,
-                           std::size_t repeat, double ns_per_miss, bool verbose);
+                           std::size_t repeat, const memory_limits& memory, bool verbose);
+// One miss alone over a buffer of `structure_bytes` (at most 4 GiB), in ns:
+// what a pointer chase through it takes per step, page walks included.
+double miss_latency_ns(std::size_t structure_bytes, bool verbose);
 
 std::vector<nlohmann::ordered_json> to_json(const lookup_workload& workload, std::size_t keys,
                                             const model_report& report);

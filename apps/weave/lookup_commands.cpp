@@ -213,13 +213,15 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     const std::size_t probe_bytes = std::size_t{1} << 30;
     require_memory(saturating_add(estimated_bytes(spec), probe_bytes), "this benchmark");
     print(bench_context(1));
-    double ns_per_miss = 0;
+    memory_limits memory;
     {
       const mlp_probe probe(probe_bytes, bench::progress_wanted(model->quiet));
-      ns_per_miss = best_ns_per_miss(probe);
+      memory.ns_per_miss = best_ns_per_miss(probe, &memory.misses_in_flight);
     }
+    // Before the structure is built, so that the two never take memory at once.
+    memory.miss_latency_ns = miss_latency_ns(estimated_bytes(spec), bench::progress_wanted(model->quiet));
     const auto workload = make_workload(spec, bench::progress_wanted(model->quiet));
-    const auto report = measure_model(*workload, groups, model->repeat, ns_per_miss, bench::progress_wanted(model->quiet));
+    const auto report = measure_model(*workload, groups, model->repeat, memory, bench::progress_wanted(model->quiet));
     const auto rows = to_json(*workload, spec.keys, report);
     for (const auto& j : rows) print(j);
     if (!model->plot.empty()) plot_group_sweep(rows, model->plot);

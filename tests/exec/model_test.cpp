@@ -16,10 +16,23 @@ TEST(model, group_size_covers_the_stall_with_the_other_operations_work) {
   EXPECT_EQ(group_size({0.1, 1000, 0.1}, 32), 32u);
 }
 
+TEST(model, group_size_covers_the_longest_stall_not_the_mean) {
+  // A search whose mean stall is 30 ns but whose deep stages wait 200 ns for
+  // DRAM: the group must cover the 200. ceil((200 - 2) / 12) + 1 = 18.
+  EXPECT_EQ(group_size({10, 30, 2, 200}), 18u);
+  // Against ceil((30 - 2) / 12) + 1 = 4 from the mean alone.
+  EXPECT_EQ(group_size({10, 30, 2}), 4u);
+  // A miss latency below the mean stall changes nothing.
+  EXPECT_EQ(group_size({10, 100, 5, 50}), 8u);
+}
+
 TEST(model, max_speedup_is_sequential_over_interleaved_stage_time) {
   EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}), 110.0 / 15.0);
   // A switch dearer than the stall is a slowdown.
   EXPECT_LT(max_speedup({10, 2, 5}), 1.0);
+  // The memory system's time per miss caps a stage: 110 / 20.
+  EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}, 20), 110.0 / 20.0);
+  EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}, 8), 110.0 / 15.0);
 }
 
 TEST(model, estimate_recovers_costs_from_sequential_and_interleaved_runs) {
