@@ -89,19 +89,22 @@ void latency_controller::end_window() {
 
   const auto g = static_cast<double>(group_);
   group_seen& here = seen_[group_];
-  // A window far slower than this group's usual, after one that was not:
-  // a slow spell of the machine (a page fault storm, another process).
-  // Halve the group, but keep it out of the figures, or it would bar the
-  // group for as long as they last. A second one in a row is the load.
-  if (fresh(here) && p99 > outlier * here.p99_us && !after_outlier_) {
-    after_outlier_ = true;
+  // A window far slower than this group's usual: a slow spell of the
+  // machine (a page fault storm, another process). Halve the group, but keep
+  // the window out of the figures, or it would bar the group for as long as
+  // they last. Then take the next few windows as they come, whatever they
+  // say: if the load itself has changed, they must teach the figures so.
+  if (quiet_windows_ > 0) {
+    --quiet_windows_;
+  } else if (fresh(here) && p99 > outlier * here.p99_us) {
+    quiet_windows_ = settled_windows;
     grew_from_ = 0;
+    stay_ = 0;
     const std::size_t next = std::max(group_ / 2, options_.min_group);
     if (next != group_) ++changes_;
     group_ = next;
     return;
   }
-  after_outlier_ = false;
   per_request_us_ = smooth(per_request_us_, p99 / g, windows_);
   here.windows = fresh(here) ? here.windows + 1 : 1;
   here.p99_us = smooth(here.p99_us, p99, here.windows);
@@ -112,7 +115,7 @@ void latency_controller::end_window() {
 
   std::size_t next = group_;
   const double p = here.p99_us;
-  const bool settled = here.windows >= settled_windows;
+  const bool settled = ++stay_ >= settled_windows;  // windows run at this group since it was set
   if (p > target && grew_from_ != 0) {
     // The last growth went too far: back to where it came from.
     next = grew_from_;
@@ -131,11 +134,16 @@ void latency_controller::end_window() {
     }
     grew_from_ = 0;
   } else if (grew_from_ == 0 && settled && p < aim * target && group_ < ceiling_) {
-    next = std::min({std::max(group_ + 1, group_ * 3 / 2), ceiling_, options_.max_group});
-    while (next > group_ && expected_p99(next) > aim * target) --next;
+    // Up to half again, stopping below the first group expected to exceed
+    // the aim (latency grows with the group: the ones past it would too).
+    const std::size_t most = std::min({std::max(group_ + 1, group_ * 3 / 2), ceiling_, options_.max_group});
+    while (next < most && expected_p99(next + 1) <= aim * target) ++next;
     if (next > group_) grew_from_ = group_;
   }
-  if (next != group_) ++changes_;
+  if (next != group_) {
+    ++changes_;
+    stay_ = 0;
+  }
   group_ = next;
 }
 

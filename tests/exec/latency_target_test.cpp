@@ -79,9 +79,12 @@ TEST(latency_controller, follows_the_load_as_it_changes) {
   for (int i = 0; i < 15; ++i) w.window(c);
   EXPECT_LE(c.group(), best_group(200, 40));
   EXPECT_GE(c.group(), std::max<std::size_t>(best_group(200, 40) * 3 / 4, 1));
+  // Back up takes longer: a group at a time, each run a few windows, while
+  // the figures of the heavy spell fade.
   w.per_request_us = 10;
-  for (int i = 0; i < 15; ++i) w.window(c);
+  for (int i = 0; i < 30; ++i) w.window(c);
   EXPECT_GE(c.group(), best_group(200, 10) * 3 / 4);
+  EXPECT_LE(c.group(), best_group(200, 10));
 }
 
 TEST(latency_controller, keeps_to_its_range) {
@@ -149,14 +152,17 @@ TEST(latency_target_scheduler, runs_every_request_once_in_both_forms) {
       EXPECT_EQ(wrong, 0u);
       for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "request " << i;
       EXPECT_GE(s.controller().windows(), 15u);  // 2000 requests, windows of 100 and a batch more
-      // Missing every window, it shrinks to the smallest group. Meeting
-      // every one, it grows from 4 unless a larger group ran slower (wall
-      // time, which this test does not control), and never shrinks.
+      // Missing every window, it shrinks to the smallest group and stays.
+      // Meeting every one, where it ends depends on wall time (a larger
+      // group that ran slower, a stall of the machine), which this test
+      // does not control: only its range is certain.
       if (target < 1) {
         EXPECT_EQ(s.controller().group(), 1u) << "pipeline " << pipeline;
+        EXPECT_EQ(s.controller().missed(), s.controller().windows());
       } else {
-        EXPECT_GE(s.controller().group(), 4u) << "pipeline " << pipeline;
+        EXPECT_GE(s.controller().group(), 1u) << "pipeline " << pipeline;
         EXPECT_LE(s.controller().group(), 16u) << "pipeline " << pipeline;
+        EXPECT_EQ(s.controller().missed(), 0u);
       }
     }
   }

@@ -16,17 +16,19 @@
 //                              excess (by half at most: one slow spell of
 //                              the machine must not throw the group away)
 //   p99 well under the target  grow by half (at least one), but not into
-//                              a group seen to exceed that share of the
-//                              target (its p99 scaled by the change in load
-//                              since)
+//   (under 85% of it)          or past a group seen to exceed 85% of it
+//                              (its p99 scaled by the change in load since)
 //   the last growth ran        go back, and do not grow past that group for
 //   clearly slower             a while: more in flight is not always faster
 //                              (contention, a full L1)
 //
-// A group runs a few windows before it grows or is judged, so that one odd
-// window decides nothing alone; shrinking needs no such wait. A window far
-// slower than its group's usual (a page fault storm, another process)
-// halves the group but stays out of the figures.
+// Decisions go by a group's smoothed p99, so a window somewhat over the
+// target may move nothing, and one far over it acts at once. A group runs a
+// few windows before it grows or is judged, so that one odd window decides
+// nothing alone; shrinking needs no such wait. A window far slower than its
+// group's usual (a page fault storm, another process) halves the group but
+// stays out of the figures; the next few windows are taken as they come, so
+// that a real change of load still reaches them.
 //
 // So it settles on the largest group that meets the target and follows the
 // load as it changes. latency_target_scheduler runs requests with it; this
@@ -94,7 +96,8 @@ class latency_controller {
   std::size_t ceiling_;              // no larger group while the cap lasts
   std::size_t ceiling_windows_ = 0;  // windows until the cap is lifted
   std::size_t grew_from_ = 0;        // the group before a growth not yet judged (0: none)
-  bool after_outlier_ = false;       // the last window was an outlier
+  std::size_t quiet_windows_ = 0;    // windows after an outlier that are taken as they come
+  std::size_t stay_ = 0;             // windows run at the current group
   double per_request_us_ = 0;        // p99 / group, smoothed over all windows
   std::vector<group_seen> seen_;     // by group size
   std::vector<double> samples_;
