@@ -5,9 +5,15 @@
 // Per suspension point (stage) of a lookup:
 //   T_compute = sequential time on lookups whose lines are all cached / stages
 //   T_stall   = (sequential time on cold lookups - the cached time) / stages
-//   T_switch  = (interleaved time on cached lookups - sequential cached) / stages
+//   T_switch  = (interleaved time on cached lookups - sequential cached) / stages,
+//               and never below the switch microbenchmark (exec/switch_cost.hpp)
+//   T_miss    = one miss alone: a pointer chase through a buffer of the
+//               structure's size (the longest stall, which sizes G)
 // The cached runs repeat a small set of lookups that fits in L2, so the path
-// through the structure is the same as in the cold runs.
+// through the structure is the same as in the cold runs. The predicted time
+// at each group still follows the mean stall (it reaches its floor near the
+// group the mean alone would give); the predicted group is Formula 3.2's
+// with T_miss, capped by the misses the memory system overlaps.
 
 #include <nlohmann/json.hpp>
 

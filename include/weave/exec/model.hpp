@@ -19,8 +19,9 @@
 // the latency of one miss alone at the structure's size (`miss_ns`, a
 // pointer chase measured out of cache) where it exceeds the mean stall.
 //
-// The model ignores the memory system's limit on misses in flight; callers
-// cap G with what `weave bench mlp` measures.
+// The formulas know nothing of the memory system's limits: callers cap G by
+// the misses in flight that `weave bench mlp` finds worth it, and pass
+// max_speedup its best time per miss.
 
 #include <algorithm>
 #include <cmath>
