@@ -18,8 +18,8 @@ namespace weave::cli {
 std::vector<std::string> split(const std::string& list);
 // Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
 std::vector<std::size_t> parse_sizes(const std::string& list);
-// Comma-separated latency targets in microseconds, each in (0, 10^7];
-// none for an empty string.
+// Comma-separated latency targets in microseconds (their range is checked
+// by the benchmarks' validate()); none for an empty string.
 std::vector<double> parse_latency_targets(const std::string& list);
 // Refuses (as bad input) what would not fit in the memory available.
 void require_memory(std::size_t bytes, const std::string& what);

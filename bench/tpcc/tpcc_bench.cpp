@@ -133,8 +133,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   // Counts and latency, in all and by kind (TPC-C's limits are on each
   // kind's 90th percentile).
   const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t, const log_use& log,
-                              const config& cfg) {
-    if (cfg.target_us > 0) cfg.groups.describe(j);
+                              const chosen_groups& groups) {
+    groups.describe(j);
     std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
     std::vector<float> all;
     for (std::size_t k = 0; k < tpcc::kinds; ++k) {
@@ -218,17 +218,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       cfg.log.bytes += log.bytes;
       cfg.log.groups += log.groups;
       cfg.log.write_ns += log.write_ns;
-      config shown(cfg.threads, cfg.batch, cfg.mode, cfg.target_us);
+      chosen_groups groups;
       for (const auto& s : tuned) {
-        if (s) shown.groups.add(s->controller());
+        if (s) groups.add(s->controller());
       }
-      cfg.groups.add(shown.groups);
+      cfg.groups.add(groups);
       // This repetition's line, printed now: an interrupted sweep keeps it.
       nlohmann::ordered_json j = describe(cfg);
       j["run_type"] = "repetition";
       j["repetition"] = r + 1;
       j["txn_per_s"] = txn_per_s;
-      add_counts(j, run, log, shown);
+      add_counts(j, run, log, groups);
       if (each) each(j);
     }
   }
@@ -242,7 +242,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j = describe(cfg);
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
-    add_counts(j, cfg.total, cfg.log, cfg);
+    add_counts(j, cfg.total, cfg.log, cfg.groups);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

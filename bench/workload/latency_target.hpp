@@ -54,10 +54,11 @@ struct chosen_groups {
   // group_mean: the batch the workers ran at, on average; windows_missed:
   // the controller windows (about 1,000 transactions each) whose p99 was
   // over the target.
-  // None if no controller ran a window (a cached table runs in order).
+  // None if no controller ran a window: a fixed batch, or a cached table,
+  // which runs in order.
   void describe(nlohmann::ordered_json& j) const {
     if (windows == 0) return;
-    j["group_mean"] = workers == 0 ? 0.0 : std::round(group_sum / static_cast<double>(workers) * 100) / 100;
+    j["group_mean"] = std::round(group_sum / static_cast<double>(workers) * 100) / 100;
     j["windows"] = windows;
     j["windows_missed"] = missed;
     j["group_changes"] = changes;

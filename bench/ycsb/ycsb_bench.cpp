@@ -109,7 +109,7 @@ void validate(const ycsb_options& o) {
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
   if (!o.latency_targets_us.empty()) {
-    if (std::none_of(o.modes.begin(), o.modes.end(), [](ycsb_mode m) { return interleaves(m); })) {
+    if (std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro or coro-nested)");
     }
     if (o.durability.deferred_acks()) {
@@ -424,7 +424,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["retry"] = o.retries;
     j["retries"] = cfg.retries;
     describe_log(j, o.durability, cfg.log, cfg.commits);
-    if (cfg.target_us > 0) cfg.groups.describe(j);
+    cfg.groups.describe(j);
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {

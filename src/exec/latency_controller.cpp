@@ -81,7 +81,6 @@ void latency_controller::end_window() {
   const double rate = seconds_ > 0 ? static_cast<double>(samples_.size()) / seconds_ : 0;
   samples_.clear();
   seconds_ = 0;
-  last_p99_ = p99;
   ++windows_;
   group_sum_ += static_cast<double>(group_);
   const double target = options_.p99_us;

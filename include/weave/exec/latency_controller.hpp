@@ -73,8 +73,6 @@ class latency_controller {
   std::size_t changes() const noexcept { return changes_; }
   // The mean group over the finished windows (each weighs the same).
   double mean_group() const noexcept;
-  // The p99 of the last finished window, in microseconds (0 before one).
-  double last_p99_us() const noexcept { return last_p99_; }
   // Windows whose p99 was over the target.
   std::size_t missed() const noexcept { return missed_; }
 
@@ -102,7 +100,6 @@ class latency_controller {
   std::vector<group_seen> seen_;     // by group size
   std::vector<double> samples_;
   double seconds_ = 0;
-  double last_p99_ = 0;
   std::size_t windows_ = 0;
   std::size_t changes_ = 0;
   std::size_t missed_ = 0;

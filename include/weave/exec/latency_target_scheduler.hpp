@@ -20,8 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "weave/exec/batched_scheduler.hpp"
-#include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/detail/ring.hpp"
 #include "weave/exec/latency_controller.hpp"
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/run_stats.hpp"
@@ -61,11 +60,8 @@ class latency_target_scheduler {
       n = std::min(n, last - base);
       started_.resize(n);
       const auto start = clock::now();
-      if (pipeline_) {
-        total += interleaved_scheduler{group}.run(base, base + n, timed_make, timed_sink);
-      } else {
-        total += batched_scheduler{group}.run(base, base + n, timed_make, timed_sink);
-      }
+      // The pipeline refills a finished request's slot at once; strict batches do not.
+      total += detail::run_ring<interleaved_policy>(group, pipeline_, base, base + n, timed_make, timed_sink);
       controller_.add_time(std::chrono::duration<double>(clock::now() - start).count());
       if (controller_.wanted() == 0) controller_.end_window();
       base += n;
