@@ -210,6 +210,83 @@ TEST_P(runtime_test, routes_scheduled_tasks_to_the_owner_and_others_to_their_tar
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// A walk: one task follows a row of stations to its end, reporting once it
+// arrives. Writers on the same stations make optimistic walkers run again;
+// a discarded run must not have sent the walker on (it would arrive twice,
+// or the descriptor would sit in two queues).
+struct station : data_object {
+  std::atomic<std::uint64_t> visits{0};
+};
+
+struct walk_state {
+  station* row;
+  std::uint32_t length;
+  std::atomic<std::uint64_t>* wrong_worker;
+  std::atomic<std::uint64_t>* arrived;
+};
+
+void count_arrival(context&, void* arrived, std::uint64_t, std::uint64_t, bool) {
+  static_cast<std::atomic<std::uint64_t>*>(arrived)->fetch_add(1);
+}
+
+void walk(const annotated_task& t, context& ctx) {
+  const walk_state s = t.state<walk_state>();
+  auto* here = static_cast<station*>(t.object);
+  if (t.sync == sync_kind::schedule && ctx.worker() != here->owner) s.wrong_worker->fetch_add(1);
+  if (t.sync == sync_kind::schedule) here->visits.fetch_add(1, std::memory_order_relaxed);
+  const auto i = static_cast<std::uint32_t>(here - s.row);
+  if (i + 1 == s.length) {
+    ctx.complete(&count_arrival, s.arrived, 0, 0, true);
+    return;
+  }
+  ctx.follow(object_ref<station>(&s.row[i + 1]), access::read, t.sync, 1);
+}
+
+void disturb(const annotated_task& t, context&) {
+  auto* here = static_cast<station*>(t.object);
+  here->frequency = here->frequency + 1;
+  spin_a_little();  // a long write, so that walkers on the other worker see it
+}
+
+TEST_P(runtime_test, a_task_that_follows_visits_every_object_once_in_order_and_ends_once) {
+  for (const sync_kind sync : {sync_kind::schedule, sync_kind::optimistic}) {
+    runtime rt = make_runtime();
+    constexpr std::uint32_t length = 12, walkers = 500;  // row[0] is not walked
+    std::array<station, length> row;
+    for (std::uint32_t i = 0; i < length; ++i) {
+      row[i].sync = sync;
+      row[i].owner = static_cast<std::uint16_t>(i % rt.workers());
+    }
+    std::atomic<std::uint64_t> wrong_worker{0};
+    std::atomic<std::uint64_t> arrived{0};
+    rt.run([&](context& ctx) {
+      for (std::uint32_t w = 0; w < walkers; ++w) {
+        annotated_task* t = ctx.make();
+        t->run = &walk;
+        t->annotate(object_ref<station>(&row[1]), access::read, sync, 1);
+        t->set_state(walk_state{row.data(), length, &wrong_worker, &arrived});
+        ctx.spawn(t);
+        annotated_task* d = ctx.make();
+        d->run = &disturb;
+        d->annotate(object_ref<station>(&row[1 + w % (length - 1)]), access::write, sync, 1);
+        ctx.spawn(d);
+      }
+    });
+    EXPECT_EQ(arrived.load(), std::uint64_t{walkers} * rt.workers()) << to_string(sync);
+    float disturbances = 0;  // each writer ran once (a stray follow would send one on)
+    for (const station& at : row) disturbances += at.frequency;
+    EXPECT_EQ(disturbances, static_cast<float>(walkers * rt.workers())) << to_string(sync);
+    EXPECT_EQ(wrong_worker.load(), 0u) << to_string(sync);
+    if (sync == sync_kind::schedule) {
+      for (std::uint32_t i = 1; i < length; ++i) {
+        EXPECT_EQ(row[i].visits.load(), std::uint64_t{walkers} * rt.workers()) << "station " << i;
+      }
+    }
+    // Following makes no descriptor: one per walker and disturbance at most.
+    EXPECT_LE(rt.descriptors(), 2 * walkers * rt.workers() + 64 * rt.workers() * 3);
+  }
+}
+
 // Within a pool, high-priority tasks run before normal ones queued earlier.
 struct order_state {
   std::vector<int>* order;

@@ -4,10 +4,12 @@
 // Every node knows its high key (the keys it may hold are below it) and its
 // right sibling, so a task that lands on a node that has split since its
 // parent was read just moves right: a split never has to be finished before
-// others may pass. An operation is a task on the root that spawns a task on
-// the next node, and so on down; no task holds anything across tasks and
-// the code takes no latch: each task is annotated with its node and its
-// intent, and the runtime synchronizes it as the node's annotation says.
+// others may pass. An operation is a task on the root that moves on to the
+// next node, and so on down: lookups and updates follow with the same
+// descriptor, inserts spawn a copy that remembers the path. No task holds
+// anything across tasks and the code takes no latch: each task is annotated
+// with its node and its intent, and the runtime synchronizes it as the
+// node's annotation says.
 //
 // Lookups read every node. Inserts and updates read down to the branch
 // level (nodes whose children are leaves) and annotate the task on the leaf
@@ -285,7 +287,7 @@ class blink_tree {
     blink_tree& tree = *op.tree;
     node& n = *static_cast<node*>(t.object);
     if (op.key >= n.high.load(std::memory_order_acquire)) {  // split since: move right
-      tree.send(ctx, op, object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode);
+      ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_, node_lines);
       return;
     }
     if (t.mode == access::write) {
@@ -299,11 +301,15 @@ class blink_tree {
       if (op.done != nullptr) ctx.complete(op.done, op.client, op.key, found ? n.slot(pos) : 0, found);
       return;
     }
-    op_state next = op;
-    if (n.level <= 5) next.path[n.level - 1] = object_ref<node>(&n, t.owner).raw();
     const auto child = object_ref<node>::from_raw(n.slot(n.child_for(op.key)));
-    const bool writes = op.kind != op_kind::lookup && n.level - 1u == op.target;
-    tree.send(ctx, next, child, writes ? access::write : access::read);
+    const access mode = op.kind != op_kind::lookup && n.level - 1u == op.target ? access::write : access::read;
+    if (op.kind == op_kind::lookup || op.kind == op_kind::update) {  // nothing to remember on the way
+      ctx.follow(child, mode, tree.sync_, node_lines);
+      return;
+    }
+    op_state next = op;  // inserts remember the path, for the parents of splits
+    if (n.level <= 5) next.path[n.level - 1] = object_ref<node>(&n, t.owner).raw();
+    tree.send(ctx, next, child, mode);
   }
 
   void write(context& ctx, const op_state& op, node& n) {

@@ -15,8 +15,8 @@
 //   optimistic       writers to the owner; readers anywhere, re-run when the
 //                    object's version moved while they ran
 //
-// What a task spawns, and the completion it reports, are held back until it
-// has finished (and, for an optimistic reader, validated): a reader that
+// What a task spawns, the object it follows on to, and the completion it
+// reports, are held back until it has finished (and, for an optimistic reader, validated): a reader that
 // saw a torn object is run again with no trace of the failed run. Under
 // optimistic synchronization a task reads its object's fields with acquire
 // and writes them with release order, which is what makes the version
@@ -68,6 +68,15 @@ class context {
   annotated_task* make();
   // Sends `t` to its pool once the running task has finished.
   void spawn(annotated_task* t);
+  // Sends the running task itself on to `ref` once it has finished: the
+  // same descriptor and payload, annotated anew (its target and rank stay).
+  // For a chain of steps whose state does not change, this saves making a
+  // task and copying the payload at every step.
+  template <class Object>
+  void follow(object_ref<Object> ref, access a, sync_kind s, std::uint16_t lines) noexcept {
+    data_object* p = ref.get();
+    follow_ = {p, ref.owner(), lines, a, s};
+  }
   // Calls `fn` once the running task has finished (one per task).
   void complete(completion fn, void* client, std::uint64_t key, std::uint64_t value, bool found) noexcept {
     done_ = {fn, client, key, value, found};
@@ -85,6 +94,12 @@ class context {
   friend class runtime;
   friend struct worker_state;
   static constexpr std::size_t max_spawns = 4;
+  struct next_object {
+    data_object* object = nullptr;  // null: the task ends
+    std::uint16_t owner = 0, lines = 0;
+    access mode = access::read;
+    sync_kind sync = sync_kind::none;
+  };
   struct deferred {
     completion fn = nullptr;
     void* client = nullptr;
@@ -104,6 +119,7 @@ class context {
   std::size_t pending_count_ = 0;
   annotated_task* pending_[max_spawns] = {};
   deferred done_;
+  next_object follow_;
 };
 
 struct alignas(64) worker_state {
@@ -238,7 +254,11 @@ class runtime {
     const std::size_t d = options_.prefetch_distance;
     if (d == 0) return;
     const std::size_t n = pool.size();
-    if (d < n) detail::prefetch_lines(pool.peek(d), annotated_task::bytes);
+    if (d < n) {  // a descriptor is two aligned lines
+      const auto* next = reinterpret_cast<const std::byte*>(pool.peek(d));
+      detail::prefetch_line(next);
+      detail::prefetch_line(next + machine::cache_line);
+    }
     if (d - 1 < n) {
       const annotated_task* t = pool.peek(d - 1);
       if (t->object != nullptr) detail::prefetch_lines(t->object, std::size_t{t->object_lines} * machine::cache_line);
@@ -294,6 +314,19 @@ class runtime {
           return;
         }
         break;
+    }
+    if (w.ctx.follow_.object != nullptr) {
+      // Neither finished nor spawned: the task goes on.
+      const context::next_object& n = w.ctx.follow_;
+      t->object = n.object;
+      t->owner = n.owner;
+      t->object_lines = n.lines;
+      t->mode = n.mode;
+      t->sync = n.sync;
+      w.ctx.follow_.object = nullptr;
+      send(w, t);
+      w.ctx.flush();
+      return;
     }
     w.ctx.flush();
     worker_state::count(w.finished, 1);
@@ -398,6 +431,7 @@ inline void context::discard() {
   for (std::size_t i = 0; i < pending_count_; ++i) w_->allocator.free(pending_[i]);
   pending_count_ = 0;
   done_.fn = nullptr;
+  follow_.object = nullptr;
 }
 
 inline void context::retire(void* p, void (*free)(void*)) {
