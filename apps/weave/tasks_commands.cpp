@@ -19,6 +19,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     double theta = 0.99;
     std::string workers = "1";
     std::string distances = "0,3";
+    std::string lines = std::to_string(tasks::blink_tree::default_prefetch_lines);
     std::string syncs = "optimistic";
     std::string baselines;
     std::size_t in_flight = 32;
@@ -40,6 +41,10 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--prefetch-distance", b->distances, "comma-separated prefetch distances; 0 is off")
         ->check(size_list)
       ->capture_default_str();
+  cmd->add_option("--prefetch-lines", b->lines,
+                  "comma-separated: lines of each 16-line node prefetched before a task on it")
+      ->check(size_list)
+      ->capture_default_str();
   cmd->add_option("--sync", b->syncs, "comma-separated: latch, rwlatch, schedule, optimistic")->capture_default_str();
   cmd->add_option("--baseline", b->baselines,
                   "comma-separated: threads (the optimistic B+-tree, one operation at a time per thread), "
@@ -58,6 +63,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     o.theta = b->theta;
     o.workers = parse_sizes(b->workers);
     o.prefetch_distances = parse_sizes(b->distances);
+    o.prefetch_lines = parse_sizes(b->lines);
     o.syncs.clear();
     for (const auto& s : split(b->syncs)) o.syncs.push_back(bench::parse_sync_kind(s));
     if (!b->baselines.empty()) {

@@ -69,6 +69,13 @@ void validate(const blink_options& o) {
   for (std::size_t d : o.prefetch_distances) {
     if (d > 64) throw std::invalid_argument(fmt::format("--prefetch-distance {} is outside 0..64", d));
   }
+  if (o.prefetch_lines.empty()) throw std::invalid_argument("nothing to run");
+  for (std::size_t l : o.prefetch_lines) {
+    if (l < 1 || l > tasks::blink_tree::node_lines) {
+      throw std::invalid_argument(
+          fmt::format("--prefetch-lines {} is outside 1..{}", l, tasks::blink_tree::node_lines));
+    }
+  }
   if (o.in_flight < 1 || o.in_flight > 4096) throw std::invalid_argument("--in-flight must be 1..4096");
   if (o.group < 1 || o.group > 256) throw std::invalid_argument("--group must be 1..256");
   check_seconds(o.seconds);
@@ -371,6 +378,7 @@ struct configuration {
   std::string variant;  // tasks, threads, coro
   std::size_t workers = 1;
   std::size_t distance = 0;
+  std::size_t lines = 0;  // of each node, prefetched
   sync_kind sync = sync_kind::none;
   blink_baseline baseline = blink_baseline::threads;
   std::vector<double> ops_per_s;
@@ -383,8 +391,8 @@ struct configuration {
 void progress(const blink_options& o, const configuration& c, std::size_t round, double ops_per_s) {
   if (!o.verbose) return;
   if (c.variant == "tasks") {
-    std::fprintf(stderr, "blink %s: tasks, %zu workers, %s, distance %zu, run %zu: %.2f M ops/s\n",
-                 blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, round + 1,
+    std::fprintf(stderr, "blink %s: tasks, %zu workers, %s, distance %zu, %zu lines, run %zu: %.2f M ops/s\n",
+                 blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, c.lines, round + 1,
                  ops_per_s / 1e6);
   } else {
     std::fprintf(stderr, "blink %s: %s baseline, %zu threads, run %zu: %.2f M ops/s\n", blink_workload_name(o.workload),
@@ -407,12 +415,15 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
   for (std::size_t w : o.workers) {
     for (sync_kind s : o.syncs) {
       for (std::size_t d : o.prefetch_distances) {
-        configuration c;
-        c.variant = "tasks";
-        c.workers = w;
-        c.distance = d;
-        c.sync = s;
-        configs.push_back(c);
+        for (std::size_t l : o.prefetch_lines) {
+          configuration c;
+          c.variant = "tasks";
+          c.workers = w;
+          c.distance = d;
+          c.lines = l;
+          c.sync = s;
+          configs.push_back(c);
+        }
       }
     }
     for (blink_baseline b : o.baselines) {
@@ -455,6 +466,7 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     j["workers"] = c.workers;
     if (c.variant == "tasks") {
       j["prefetch_distance"] = c.distance;
+      j["prefetch_lines"] = c.lines;
       j["sync"] = tasks::to_string(c.sync);
       j["in_flight"] = o.in_flight;
     } else if (c.variant == "coro") {
@@ -475,12 +487,14 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
         tasks::runtime rt({workers, static_cast<unsigned>(c.distance), true});
         if (o.workload == blink_workload::insert) {
           tasks::blink_tree tree(rt, c.sync);
+          tree.set_prefetch_lines(static_cast<std::uint16_t>(c.lines));
           r = task_driver(o, tree, workers, ops).run(rt);
           c.tree = contents_of(tree);
           c.height = tree.height();
           c.bytes = tree.bytes();
         } else {
           loaded->set_sync(c.sync);
+          loaded->set_prefetch_lines(static_cast<std::uint16_t>(c.lines));
           r = task_driver(o, *loaded, workers, ops).run(rt);
           c.height = loaded->height();
           c.bytes = loaded->bytes();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "weave/tasks/annotations.hpp"
+#include "weave/tasks/blink_tree.hpp"
 
 namespace weave::bench {
 
@@ -36,6 +37,7 @@ struct blink_options {
   double theta = 0.99;  // 0: uniform
   std::vector<std::size_t> workers{1};
   std::vector<std::size_t> prefetch_distances{0, 3};
+  std::vector<std::size_t> prefetch_lines{tasks::blink_tree::default_prefetch_lines};  // of a node's 16
   std::vector<tasks::sync_kind> syncs{tasks::sync_kind::optimistic};
   std::vector<blink_baseline> baselines;
   std::size_t in_flight = 32;  // operations in the air per worker

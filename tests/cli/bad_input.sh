@@ -83,6 +83,9 @@ expect_usage_error bench blink --sync spin
 expect_usage_error bench blink --workers 0
 expect_usage_error bench blink --workers 64
 expect_usage_error bench blink --prefetch-distance 100
+expect_usage_error bench blink --prefetch-lines 0
+expect_usage_error bench blink --prefetch-lines 17
+expect_usage_error bench blink --prefetch-lines 12,
 expect_usage_error bench blink --baseline threads,processes
 expect_usage_error bench blink --workload insert --baseline coro
 expect_usage_error bench blink --records 0

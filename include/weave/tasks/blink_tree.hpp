@@ -51,6 +51,9 @@ class blink_tree {
   static constexpr unsigned capacity = 61;
   static constexpr std::uint64_t no_key = std::numeric_limits<std::uint64_t>::max();
   static constexpr std::uint16_t node_lines = node_bytes / 64;
+  // Lines of a node the runtime prefetches before a task on it (see
+  // set_prefetch_lines).
+  static constexpr std::uint16_t default_prefetch_lines = 12;
 
   struct alignas(64) node : data_object {
     std::atomic<std::uint16_t> count{0};
@@ -196,6 +199,18 @@ class blink_tree {
     }
   }
 
+  // How many of a node's lines, from its start, each task prefetches: 1 to
+  // node_lines. The keys fill lines 0-7 and the slots 8-15, each array from
+  // its front, and a node is about 69% full after scattered inserts, so the
+  // last lines of both are mostly empty. Fetching all of them takes miss
+  // buffers that other nodes in flight could use; `weave bench blink
+  // --prefetch-lines` measures the trade.
+  void set_prefetch_lines(std::uint16_t lines) {
+    if (lines < 1 || lines > node_lines) throw std::invalid_argument("prefetch lines must be in 1..16");
+    lines_ = lines;
+  }
+  std::uint16_t prefetch_lines() const noexcept { return lines_; }
+
   // Re-annotates every node (and the anchor) with `sync`.
   void set_sync(sync_kind sync) {
     sync_ = sync;
@@ -268,7 +283,7 @@ class blink_tree {
   void send(context& ctx, const op_state& op, object_ref<node> to, access mode) {
     annotated_task* t = ctx.make();
     t->run = &step;
-    t->annotate(to, mode, sync_, node_lines);
+    t->annotate(to, mode, sync_, lines_);
     t->set_state(op);
     ctx.spawn(t);
   }
@@ -287,7 +302,7 @@ class blink_tree {
     blink_tree& tree = *op.tree;
     node& n = *static_cast<node*>(t.object);
     if (op.key >= n.high.load(std::memory_order_acquire)) {  // split since: move right
-      ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_, node_lines);
+      ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_, tree.lines_);
       return;
     }
     if (t.mode == access::write) {
@@ -304,7 +319,7 @@ class blink_tree {
     const auto child = object_ref<node>::from_raw(n.slot(n.child_for(op.key)));
     const access mode = op.kind != op_kind::lookup && n.level - 1u == op.target ? access::write : access::read;
     if (op.kind == op_kind::lookup || op.kind == op_kind::update) {  // nothing to remember on the way
-      ctx.follow(child, mode, tree.sync_, node_lines);
+      ctx.follow(child, mode, tree.sync_, tree.lines_);
       return;
     }
     op_state next = op;  // inserts remember the path, for the parents of splits
@@ -435,6 +450,7 @@ class blink_tree {
   }
 
   sync_kind sync_;
+  std::uint16_t lines_ = default_prefetch_lines;
   anchor_object anchor_;
   mutable std::mutex arena_mutex_;
   chunk_arena nodes_arena_{1 << 20, std::size_t{64} << 20};
