@@ -494,6 +494,7 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
           c.bytes = tree.bytes();
         } else {
           loaded->set_sync(c.sync);
+          loaded->rebalance(workers);  // the load placed nodes as it went; even shares for these workers
           loaded->set_prefetch_lines(static_cast<std::uint16_t>(c.lines));
           r = task_driver(o, *loaded, workers, ops).run(rt);
           c.height = loaded->height();

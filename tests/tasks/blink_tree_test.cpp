@@ -168,18 +168,25 @@ TEST(blink_tree, refuses_the_reserved_key) {
   EXPECT_EQ(tree.check(), "");
 }
 
+// Inserts of every key in [1, last) that is not a multiple of 5 (lookups
+// expect those absent), recorded in `oracle`.
+std::vector<op> inserts_below(std::uint64_t last, std::map<std::uint64_t, std::uint64_t>& oracle) {
+  std::vector<op> ops;
+  for (std::uint64_t k = 1; k < last; ++k) {
+    if (k % 5 == 0) continue;
+    ops.push_back({op::insert, k, k * 7 + 1, false});
+    oracle[k] = k * 7 + 1;
+  }
+  return ops;
+}
+
 TEST(blink_tree, can_be_reannotated_between_runs) {
   runtime::options o;
   o.workers = 2;
   runtime rt(o);
   blink_tree tree(rt, sync_kind::latch);
-  std::vector<op> ops;
   std::map<std::uint64_t, std::uint64_t> oracle;
-  for (std::uint64_t k = 1; k < 5000; ++k) {
-    if (k % 5 == 0) continue;
-    ops.push_back({op::insert, k, k * 7 + 1, false});
-    oracle[k] = k * 7 + 1;
-  }
+  std::vector<op> ops = inserts_below(5000, oracle);
   driver d;
   d.tree = &tree;
   d.ops = &ops;
@@ -192,6 +199,47 @@ TEST(blink_tree, can_be_reannotated_between_runs) {
     EXPECT_EQ(d.wrong.load(), 0u) << to_string(s);
   }
   expect_same(tree, oracle);
+}
+
+// Rebalancing gives each worker an even share of every level's touches,
+// keeps the links' owners right, and the tree answers as before, also under
+// schedule (where owners decide where tasks run).
+TEST(blink_tree, rebalances_owners_between_runs) {
+  runtime::options o;
+  o.workers = 2;
+  runtime rt(o);
+  blink_tree tree(rt, sync_kind::optimistic);
+  std::map<std::uint64_t, std::uint64_t> oracle;
+  std::vector<op> ops = inserts_below(40000, oracle);
+  std::mt19937_64 rng(7);
+  std::shuffle(ops.begin(), ops.end(), rng);
+  driver d;
+  d.tree = &tree;
+  d.ops = &ops;
+  d.run(rt, 16);
+  ASSERT_GE(tree.height(), 3u);
+  for (unsigned workers : {2u, 3u, 1u, 2u}) {
+    const double largest = tree.rebalance(workers);
+    EXPECT_GE(largest, 1.0 / workers - 1e-9);
+    // The root alone is one level's touches: with two or more workers a
+    // share cannot be below 1 / height, nor need it be far above the even one.
+    EXPECT_LE(largest, std::max(1.0 / workers, 1.0 / tree.height()) + 0.05) << workers << " workers";
+    EXPECT_EQ(tree.check(), "");
+  }
+  expect_same(tree, oracle);
+  for (sync_kind s : {sync_kind::schedule, sync_kind::optimistic}) {
+    tree.set_sync(s);
+    ops.clear();
+    for (std::uint64_t k = 1; k < 40000; k += 7) ops.push_back({op::lookup, k, k * 7 + 1, k % 5 != 0});
+    for (std::uint64_t k = 40000; k < 50000; k += 5) {
+      ops.push_back({op::insert, k, k * 3, false});
+      oracle[k] = k * 3;
+    }
+    d.run(rt, 16);
+    EXPECT_EQ(d.wrong.load(), 0u) << to_string(s);
+  }
+  expect_same(tree, oracle);
+  EXPECT_THROW(tree.rebalance(0), std::invalid_argument);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "weave/memory/chunk_arena.hpp"
 #include "weave/tasks/runtime.hpp"
@@ -162,7 +163,8 @@ class blink_tree {
   std::size_t bytes() const { return nodes() * node_bytes; }
 
   // Every node's keys sorted and below its high key, the levels' sibling
-  // chains ordered and each parent's separators bounding its children.
+  // chains ordered, each parent's separators bounding its children, and
+  // every link naming its node's owner.
   // Returns a description of the first violation, or an empty string.
   std::string check() const {
     const node* first = root();
@@ -180,9 +182,14 @@ class blink_tree {
           if ((i > 0 && k <= n->key(i - 1)) || (has_low && k < low) || k >= high) return "keys out of order";
         }
         if (n->right.load() == 0 && high != no_key) return "the last node of a level has a high key";
+        if (const auto r = object_ref<node>::from_raw(n->right.load()); r && r.owner() != r->owner) {
+          return "a link that names another owner than its node's";
+        }
         if (n->level > 0) {
           for (unsigned i = 0; i <= size; ++i) {
-            const node* child = object_ref<node>::from_raw(n->slot(i)).get();
+            const auto ref = object_ref<node>::from_raw(n->slot(i));
+            const node* child = ref.get();
+            if (ref.owner() != child->owner) return "a link that names another owner than its node's";
             if (child->level + 1u != n->level) return "a child on the wrong level";
             if (child->high.load() != (i < size ? n->key(i) : high)) return "a separator the child does not agree with";
             if (i < size && object_ref<node>::from_raw(child->right.load()).get() !=
@@ -210,6 +217,69 @@ class blink_tree {
     lines_ = lines;
   }
   std::uint16_t prefetch_lines() const noexcept { return lines_; }
+
+  // Gives every node a new owner among `workers` so that each worker owns
+  // an even share of the touches an operation makes, counted on the tree as
+  // it stands: every level is touched once per operation, evenly over its
+  // nodes. Placement when a node is made can only guess (its frequency is
+  // fixed while the tree above it still grows, and neighbours alternate
+  // between workers). Levels with fewer nodes than workers go to the least
+  // loaded ones; every other level is cut into key ranges, one per worker,
+  // sized to even the totals, so that below the top an operation's path
+  // stays on one worker: under `schedule` each change of worker is a task
+  // handed across cores. Returns the largest share one worker now owns
+  // (even: 1 / workers).
+  double rebalance(unsigned workers) {
+    if (workers == 0 || workers > 4096) throw std::invalid_argument("workers must be in 1..4096");
+    std::vector<std::vector<node*>> levels;  // top down, each in key order
+    for (node* first = root(); first != nullptr; first = first->level > 0 ? child_at(*first, 0) : nullptr) {
+      levels.emplace_back();
+      for (node* n = first; n != nullptr; n = right_of(*n)) levels.back().push_back(n);
+    }
+    std::vector<double> load(workers, 0.0);
+    const auto own = [&](node* n, std::uint16_t w, double each) {
+      n->owner = w;
+      n->frequency = static_cast<float>(each);
+      load[w] += each;
+    };
+    std::size_t spread_from = 0;  // the first level cut into ranges
+    for (; spread_from < levels.size() && levels[spread_from].size() < workers; ++spread_from) {
+      const double each = 1.0 / static_cast<double>(levels[spread_from].size());
+      for (node* n : levels[spread_from]) {
+        own(n, static_cast<std::uint16_t>(std::min_element(load.begin(), load.end()) - load.begin()), each);
+      }
+    }
+    // Each worker's part of every remaining level: what it lacks of an even share.
+    const double even = static_cast<double>(levels.size()) / workers;
+    std::vector<double> upto(workers);  // cumulative parts, ending at 1
+    double lacking = 0;
+    for (unsigned w = 0; w < workers; ++w) lacking += std::max(0.0, even - load[w]);
+    for (unsigned w = 0; w < workers; ++w) {
+      const double part = lacking > 0 ? std::max(0.0, even - load[w]) / lacking : 1.0 / workers;
+      upto[w] = (w == 0 ? 0.0 : upto[w - 1]) + part;
+    }
+    for (std::size_t l = spread_from; l < levels.size(); ++l) {
+      const std::size_t m = levels[l].size();
+      const double each = 1.0 / static_cast<double>(m);
+      unsigned w = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        const double at = (static_cast<double>(i) + 0.5) / static_cast<double>(m);
+        while (w + 1 < workers && at >= upto[w]) ++w;
+        own(levels[l][i], static_cast<std::uint16_t>(w), each);
+      }
+    }
+    // Links carry their target's owner: write them again.
+    for (const auto& level : levels) {
+      for (node* n : level) {
+        if (node* r = right_of(*n)) n->right.store(object_ref<node>(r).raw(), std::memory_order_release);
+        if (n->level > 0) {
+          for (unsigned i = 0; i <= n->size(); ++i) n->slots[i].store(object_ref<node>(child_at(*n, i)).raw());
+        }
+      }
+    }
+    anchor_.root.store(object_ref<node>(root()).raw(), std::memory_order_release);
+    return *std::max_element(load.begin(), load.end()) / static_cast<double>(levels.size());
+  }
 
   // Re-annotates every node (and the anchor) with `sync`.
   void set_sync(sync_kind sync) {
@@ -241,6 +311,10 @@ class blink_tree {
   };
 
   node* root() const noexcept { return object_ref<node>::from_raw(anchor_.root.load(std::memory_order_acquire)).get(); }
+  static node* child_at(const node& n, unsigned i) noexcept { return object_ref<node>::from_raw(n.slot(i)).get(); }
+  static node* right_of(const node& n) noexcept {
+    return object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)).get();
+  }
 
   node* make_node(unsigned level, std::uint16_t owner) {
     void* p;
