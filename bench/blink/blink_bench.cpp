@@ -120,7 +120,8 @@ constexpr std::size_t stream_ops = std::size_t{1} << 21;
 operation_streams make_streams(const blink_options& o, std::size_t clients, std::uint64_t seed) {
   operation_streams streams(clients);
   for (std::size_t w = 0; w < clients; ++w) {
-    key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
+    key_chooser chooser(o.records,
+                        o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                         o.theta, seed + w);
     std::mt19937_64 coin(seed + 1000 * w);
     std::vector<std::uint64_t>& ops = streams[w];
@@ -173,7 +174,8 @@ struct outcome {
 // next one is issued: every worker keeps its own operations in flight.
 class task_driver {
  public:
-  task_driver(const blink_options& o, tasks::blink_tree& tree, std::size_t workers, const operation_streams* streams)
+  task_driver(const blink_options& o, tasks::blink_tree& tree, std::size_t workers,
+              const operation_streams* streams)
       : o_(o), tree_(tree), clients_(make_clients(workers, streams)) {
     for (client& c : clients_) c.driver = this;
   }
@@ -392,8 +394,8 @@ void progress(const blink_options& o, const configuration& c, std::size_t round,
   if (!o.verbose) return;
   if (c.variant == "tasks") {
     std::fprintf(stderr, "blink %s: tasks, %zu workers, %s, distance %zu, %zu lines, run %zu: %.2f M ops/s\n",
-                 blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, c.lines, round + 1,
-                 ops_per_s / 1e6);
+                 blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, c.lines,
+                 round + 1, ops_per_s / 1e6);
   } else {
     std::fprintf(stderr, "blink %s: %s baseline, %zu threads, run %zu: %.2f M ops/s\n", blink_workload_name(o.workload),
                  c.variant.c_str(), c.workers, round + 1, ops_per_s / 1e6);

@@ -273,7 +273,8 @@ class blink_tree {
       for (node* n : level) {
         if (node* r = right_of(*n)) n->right.store(object_ref<node>(r).raw(), std::memory_order_release);
         if (n->level > 0) {
-          for (unsigned i = 0; i <= n->size(); ++i) n->slots[i].store(object_ref<node>(child_at(*n, i)).raw());
+          for (unsigned i = 0; i <= n->size(); ++i)
+            n->slots[i].store(object_ref<node>(child_at(*n, i)).raw());
         }
       }
     }
@@ -311,7 +312,9 @@ class blink_tree {
   };
 
   node* root() const noexcept { return object_ref<node>::from_raw(anchor_.root.load(std::memory_order_acquire)).get(); }
-  static node* child_at(const node& n, unsigned i) noexcept { return object_ref<node>::from_raw(n.slot(i)).get(); }
+  static node* child_at(const node& n, unsigned i) noexcept {
+    return object_ref<node>::from_raw(n.slot(i)).get();
+  }
   static node* right_of(const node& n) noexcept {
     return object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)).get();
   }
@@ -376,7 +379,8 @@ class blink_tree {
     blink_tree& tree = *op.tree;
     node& n = *static_cast<node*>(t.object);
     if (op.key >= n.high.load(std::memory_order_acquire)) {  // split since: move right
-      ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_, tree.lines_);
+      ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_,
+                 tree.lines_);
       return;
     }
     if (t.mode == access::write) {
@@ -391,7 +395,8 @@ class blink_tree {
       return;
     }
     const auto child = object_ref<node>::from_raw(n.slot(n.child_for(op.key)));
-    const access mode = op.kind != op_kind::lookup && n.level - 1u == op.target ? access::write : access::read;
+    const access mode =
+        op.kind != op_kind::lookup && n.level - 1u == op.target ? access::write : access::read;
     if (op.kind == op_kind::lookup || op.kind == op_kind::update) {  // nothing to remember on the way
       ctx.follow(child, mode, tree.sync_, tree.lines_);
       return;

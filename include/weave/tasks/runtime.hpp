@@ -16,11 +16,11 @@
 //                    object's version moved while they ran
 //
 // What a task spawns, the object it follows on to, and the completion it
-// reports, are held back until it has finished (and, for an optimistic reader, validated): a reader that
-// saw a torn object is run again with no trace of the failed run. Under
-// optimistic synchronization a task reads its object's fields with acquire
-// and writes them with release order, which is what makes the version
-// check sound without fences.
+// reports, are held back until it has finished (and, for an optimistic
+// reader, validated): a reader that saw a torn object is run again with no
+// trace of the failed run. Under optimistic synchronization a task reads
+// its object's fields with acquire and writes them with release order,
+// which is what makes the version check sound without fences.
 //
 // Workers join an epoch every 64 tasks, so memory a writer unlinks from an
 // object (retire) is freed only once no optimistic reader can still be
