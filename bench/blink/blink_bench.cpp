@@ -287,7 +287,7 @@ task<std::optional<std::uint64_t>> lookup_or_update(olc_btree& tree, std::uint64
     tree.insert(key, value_for(key) + 1);
     co_return value_for(key) + 1;
   }
-  olc_btree::descent d(tree, key);
+  olc_btree::descent d(tree, key, search_for<Policy>());
   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }

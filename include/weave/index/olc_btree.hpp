@@ -66,6 +66,17 @@ struct olc_key<byte_key> {
 };
 }  // namespace detail
 
+// How a node is searched: by a binary search that branches (fast when the
+// keys looked up follow a pattern the branch predictor learns, as TPC-C's
+// do) or one that does not (when they are random and the search waits on
+// memory anyway: interleaved lookups). Measured in docs/results/ycsb.md.
+enum class node_search { branchy, unpredictable };
+
+template <execution_policy Policy>
+constexpr node_search search_for() noexcept {
+  return Policy::suspends ? node_search::unpredictable : node_search::branchy;
+}
+
 template <class Key>
 class basic_olc_btree {
   using traits = detail::olc_key<Key>;
@@ -145,12 +156,22 @@ class basic_olc_btree {
 
     // First position whose key is >= k (leaf), or the child to follow (inner:
     // child i holds keys in [key(i-1), key(i))).
-    unsigned lower_bound(const Key& k) const noexcept {
+    unsigned lower_bound(const Key& k, node_search s = node_search::branchy) const noexcept {
+      return s == node_search::branchy ? count_below<false>(k) : count_below_unpredictable<false>(k);
+    }
+    unsigned child_for(const Key& k, node_search s = node_search::branchy) const noexcept {
+      return s == node_search::branchy ? count_below<true>(k) : count_below_unpredictable<true>(k);
+    }
+
+    // Keys below k (or at most k), by a binary search that branches on each
+    // comparison: cheapest while the branches predict well.
+    template <bool OrEqual>
+    unsigned count_below(const Key& k) const noexcept {
       const unsigned n = std::min<unsigned>(size(), capacity);  // a torn count is caught by the version check
       unsigned lo = 0;
       for (unsigned len = n; len > 0;) {
         const unsigned half = len / 2;
-        if (compare(lo + half, k) < 0) {
+        if (below<OrEqual>(lo + half, k)) {
           lo += half + 1;
           len -= half + 1;
         } else {
@@ -159,19 +180,35 @@ class basic_olc_btree {
       }
       return lo;
     }
-    unsigned child_for(const Key& k) const noexcept {
-      const unsigned n = std::min<unsigned>(size(), capacity);
-      unsigned lo = 0;
-      for (unsigned len = n; len > 0;) {
-        const unsigned half = len / 2;
-        if (compare(lo + half, k) <= 0) {
-          lo += half + 1;
-          len -= half + 1;
-        } else {
-          len = half;
-        }
+    // The same without a branch on the comparisons (a conditional move): the
+    // range halves whatever they say, so a key unlike the last ones costs no
+    // mispredictions, but every probe waits for the one before.
+    template <bool OrEqual>
+    unsigned count_below_unpredictable(const Key& k) const noexcept {
+      unsigned n = std::min<unsigned>(size(), capacity);
+      if (n == 0) return 0;
+      unsigned base = 0;
+      while (n > 1) {
+        const unsigned half = n / 2;
+#if defined(__clang__)
+        // Or clang turns the select back into a branch, as it does in loops.
+        base = __builtin_unpredictable(below<OrEqual>(base + half - 1, k)) ? base + half : base;
+#else
+        base = below<OrEqual>(base + half - 1, k) ? base + half : base;
+#endif
+        n -= half;
       }
-      return lo;
+      return base + (below<OrEqual>(base, k) ? 1 : 0);
+    }
+    template <bool OrEqual>
+    bool below(unsigned i, const Key& k) const noexcept {
+      if constexpr (key_words == 1) {  // one compare, which a conditional move can take
+        const std::uint64_t a = keys[i].load(std::memory_order_acquire), b = traits::word(k, 0);
+        return OrEqual ? a <= b : a < b;
+      } else {
+        const int c = compare(i, k);
+        return OrEqual ? c <= 0 : c < 0;
+      }
     }
   };
   static_assert(sizeof(node) <= node_bytes);
@@ -407,14 +444,14 @@ using olc_string_btree = basic_olc_btree<byte_key>;
 // into its own coroutine, so a lookup inside a larger operation needs no
 // frame of its own:
 //
-//   olc_btree::descent d(tree, key);
+//   olc_btree::descent d(tree, key, search_for<Policy>());
 //   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
 //   d.value() ...
 template <class Key>
 class basic_olc_btree<Key>::descent {
  public:
-  descent(const basic_olc_btree& tree, const Key& key) noexcept
-      : tree_(&tree), key_(key), hot_levels_(tree.hot_levels()) {}
+  descent(const basic_olc_btree& tree, const Key& key, node_search search = node_search::branchy) noexcept
+      : tree_(&tree), key_(key), hot_levels_(tree.hot_levels()), search_(search) {}
 
   const node* step() noexcept {
     for (;;) {
@@ -442,7 +479,7 @@ class basic_olc_btree<Key>::descent {
         child_ = nullptr;
       }
       if (!n_->leaf) {
-        const node* c = n_->child(n_->child_for(key_));
+        const node* c = n_->child(n_->child_for(key_, search_));
         if (!validate(*n_, v_) || c == nullptr) {
           restart();
           continue;
@@ -451,7 +488,7 @@ class basic_olc_btree<Key>::descent {
         cold_ = depth_++ >= hot_levels_;
         return c;
       }
-      const unsigned pos = n_->lower_bound(key_);
+      const unsigned pos = n_->lower_bound(key_, search_);
       found_ = pos < n_->size() && n_->compare(pos, key_) == 0;
       value_ = found_ ? n_->value(pos) : 0;
       if (!validate(*n_, v_)) {
@@ -481,6 +518,7 @@ class basic_olc_btree<Key>::descent {
   const basic_olc_btree* tree_;
   Key key_;
   unsigned hot_levels_;  // read once: it costs a few loads and a compare
+  node_search search_;
   const node* n_ = nullptr;
   const node* child_ = nullptr;
   std::uint64_t v_ = 0;
@@ -522,7 +560,7 @@ bool basic_olc_btree<Key>::remove(const Key& key) {
 // below the cached levels; restarts from the root when a version check fails.
 template <execution_policy Policy, class Key>
 task<std::optional<std::uint64_t>> lookup(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> key) {
-  typename basic_olc_btree<Key>::descent d(tree, key);
+  typename basic_olc_btree<Key>::descent d(tree, key, search_for<Policy>());
   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }
@@ -548,7 +586,7 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
   std::size_t taken = 0;
   bool past_end = false;
   while (taken < limit && !past_end) {
-    typename tree_type::descent d(tree, from);
+    typename tree_type::descent d(tree, from, search_for<Policy>());
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     const node* n = d.leaf();
     std::uint64_t v = d.leaf_version();

@@ -280,7 +280,7 @@ class transaction {
   // The bodies of the operations, over the table's index for the key type.
   template <execution_policy Policy, class Key>
   task<std::optional<std::string_view>> get_in(const table& t, const basic_olc_btree<Key>& index, Key key) {
-    typename basic_olc_btree<Key>::descent d(index, key);
+    typename basic_olc_btree<Key>::descent d(index, key, search_for<Policy>());
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) {
       note_absent(d);
@@ -295,7 +295,7 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<status> put_in(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value, bool tombstone) {
     if (state_ != state::active) co_return status::conflict;
-    typename basic_olc_btree<Key>::descent d(index, key);
+    typename basic_olc_btree<Key>::descent d(index, key, search_for<Policy>());
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) {
       note_absent(d);
