@@ -479,9 +479,9 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
   };
 
   for (std::size_t round = 0; round < o.repeat; ++round) {
-    operation_streams streams;
-    if (o.workload != blink_workload::insert) streams = make_streams(o, most_workers, o.seed + round);
-    const operation_streams* ops = o.workload != blink_workload::insert ? &streams : nullptr;
+    const bool replays = o.workload != blink_workload::insert;  // inserts take records from a cursor
+    const operation_streams streams = replays ? make_streams(o, most_workers, o.seed + round) : operation_streams{};
+    const operation_streams* ops = replays ? &streams : nullptr;
     for (configuration& c : configs) {
       const auto workers = static_cast<unsigned>(c.workers);
       outcome r;

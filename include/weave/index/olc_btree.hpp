@@ -38,6 +38,7 @@
 #include "weave/exec/load.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/index/byte_key.hpp"
+#include "weave/index/node_search.hpp"
 #include "weave/memory/chunk_arena.hpp"
 #include "weave/memory/machine.hpp"
 
@@ -65,17 +66,6 @@ struct olc_key<byte_key> {
   static byte_key largest() noexcept { return byte_key::largest(); }
 };
 }  // namespace detail
-
-// How a node is searched: by a binary search that branches (fast when the
-// keys looked up follow a pattern the branch predictor learns, as TPC-C's
-// do) or one that does not (when they are random and the search waits on
-// memory anyway: interleaved lookups). Measured in docs/results/ycsb.md.
-enum class node_search { branchy, unpredictable };
-
-template <execution_policy Policy>
-constexpr node_search search_for() noexcept {
-  return Policy::suspends ? node_search::unpredictable : node_search::branchy;
-}
 
 template <class Key>
 class basic_olc_btree {
@@ -180,25 +170,11 @@ class basic_olc_btree {
       }
       return lo;
     }
-    // The same without a branch on the comparisons (a conditional move): the
-    // range halves whatever they say, so a key unlike the last ones costs no
-    // mispredictions, but every probe waits for the one before.
+    // The same without a branch on the comparisons: see node_search.hpp.
     template <bool OrEqual>
     unsigned count_below_unpredictable(const Key& k) const noexcept {
-      unsigned n = std::min<unsigned>(size(), capacity);
-      if (n == 0) return 0;
-      unsigned base = 0;
-      while (n > 1) {
-        const unsigned half = n / 2;
-#if defined(__clang__)
-        // Or clang turns the select back into a branch, as it does in loops.
-        base = __builtin_unpredictable(below<OrEqual>(base + half - 1, k)) ? base + half : base;
-#else
-        base = below<OrEqual>(base + half - 1, k) ? base + half : base;
-#endif
-        n -= half;
-      }
-      return base + (below<OrEqual>(base, k) ? 1 : 0);
+      return weave::count_below_unpredictable(std::min<unsigned>(size(), capacity),
+                                              [&](unsigned i) { return below<OrEqual>(i, k); });
     }
     template <bool OrEqual>
     bool below(unsigned i, const Key& k) const noexcept {

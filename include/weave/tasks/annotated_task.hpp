@@ -74,9 +74,12 @@ struct alignas(64) annotated_task {
   // the object is annotated with, and how many of its lines to prefetch.
   template <class Object>
   void annotate(object_ref<Object> ref, access a, sync_kind s, std::uint16_t lines) noexcept {
-    data_object* p = ref.get();
+    annotate(ref.get(), ref.owner(), a, s, lines);
+  }
+  // The same, with the owner given apart from the object.
+  void annotate(data_object* p, std::uint16_t object_owner, access a, sync_kind s, std::uint16_t lines) noexcept {
     object = p;
-    owner = ref.owner();
+    owner = object_owner;
     mode = a;
     sync = s;
     object_lines = lines;

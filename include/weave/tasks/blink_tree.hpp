@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "weave/index/node_search.hpp"
 #include "weave/memory/chunk_arena.hpp"
 #include "weave/tasks/runtime.hpp"
 
@@ -73,25 +74,12 @@ class blink_tree {
     // Keys at or below `key`: the child that covers it.
     unsigned child_for(std::uint64_t key) const noexcept { return count_below<true>(key); }
 
-    // Branch-free: the range halves whatever the comparisons say, so the
-    // loop's branch depends on the count alone and a random key costs no
-    // mispredictions (a branchy search paid about three per node).
+    // Branch-free (see node_search.hpp): the runtime prefetched the node,
+    // so the search waits on no miss, and a random key mispredicted about
+    // three comparisons per node.
     template <bool OrEqual>
     unsigned count_below(std::uint64_t key) const noexcept {
-      unsigned n = size();
-      if (n == 0) return 0;
-      unsigned base = 0;
-      while (n > 1) {
-        const unsigned half = n / 2;
-#if defined(__clang__)
-        // Or clang turns the select back into a branch, as it does in loops.
-        base = __builtin_unpredictable(below<OrEqual>(this->key(base + half - 1), key)) ? base + half : base;
-#else
-        base = below<OrEqual>(this->key(base + half - 1), key) ? base + half : base;
-#endif
-        n -= half;
-      }
-      return base + (below<OrEqual>(this->key(base), key) ? 1 : 0);
+      return count_below_unpredictable(size(), [&](unsigned i) { return below<OrEqual>(this->key(i), key); });
     }
     template <bool OrEqual>
     static bool below(std::uint64_t stored, std::uint64_t key) noexcept {

@@ -318,11 +318,7 @@ class runtime {
     if (w.ctx.follow_.object != nullptr) {
       // Neither finished nor spawned: the task goes on.
       const context::next_object& n = w.ctx.follow_;
-      t->object = n.object;
-      t->owner = n.owner;
-      t->object_lines = n.lines;
-      t->mode = n.mode;
-      t->sync = n.sync;
+      t->annotate(n.object, n.owner, n.mode, n.sync, n.lines);
       w.ctx.follow_.object = nullptr;
       send(w, t);
       w.ctx.flush();
