@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <utility>
+#include <vector>
 
 #include "file_io.hpp"
 
@@ -82,11 +83,13 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
   info.snapshot = snapshot;
   const std::string_view all(bytes);
   std::size_t at = 0;
+  std::vector<logged_transaction> records;  // of a group, reused: no allocation per record
   try {
     while (at < all.size()) {
       const group_view g = decode_group(all.substr(at));
       if (g.state != group_state::complete) throw log_corruption("a damaged group");
-      for (const logged_transaction& t : decode_transactions(g)) {
+      decode_transactions(g, records);
+      for (const logged_transaction& t : records) {
         if (t.commit != snapshot || t.writes.size() != 1 || t.writes[0].op != write_op::put) {
           throw log_corruption("a record that does not belong to this checkpoint");
         }

@@ -200,10 +200,9 @@ status write(transaction& t, table& tab, const K& key, const std::string& value)
   return s == status::not_found ? sync_wait(t.insert<sequential_policy>(tab, key, value)) : s;
 }
 
-// Replay runs a batch of writes at once, interleaved and on several
-// threads: a key written twice by one transaction (small ones are merged,
-// large ones replayed in order) must come back with the later value, and a
-// key's writes by different transactions with the latest commit's.
+// Replay sorts a batch of writes by key and keeps the last write of each: a
+// key written twice by one transaction must come back with the later value,
+// and a key's writes by different transactions with the latest commit's.
 TEST(durable_engine_files, replay_keeps_the_last_write_of_each_key) {
   temp_dir dir;
   oracle model;
@@ -231,6 +230,81 @@ TEST(durable_engine_files, replay_keeps_the_last_write_of_each_key) {
     }
   }
   auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  EXPECT_EQ(contents(*e), model);
+}
+
+// Large enough for every path of recovery: a checkpoint whose keys come in
+// order (the index is loaded leaf by leaf) and one whose keys stop being in
+// order halfway (the rest are inserted); a log whose writes a sorted batch
+// splits between threads, with new keys, removals and values that change size.
+TEST(durable_engine_files, recovery_at_scale_matches_an_oracle) {
+  temp_dir dir;
+  oracle model;
+  std::mt19937_64 rng(21);
+  constexpr std::uint64_t ordered_keys = 200000, scattered_keys = 20000;
+  const auto value_for = [&](std::uint64_t k) {
+    return std::string(8 + (k + rng()) % 3 * 8, char('a' + rng() % 26));
+  };
+  std::size_t in_checkpoint = 0;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::async));
+    table& ordered = e->create_table("ordered", key_kind::integer);
+    table& scattered = e->create_table("scattered", key_kind::integer);
+    table& names = e->create_table("names", key_kind::bytes);
+    std::vector<std::uint64_t> scatter(scattered_keys);
+    for (std::uint64_t i = 0; i < scattered_keys; ++i) scatter[i] = 3 * i;
+    std::shuffle(scatter.begin() + scattered_keys / 2, scatter.end(), rng);
+    const auto commit_in_batches = [&](std::size_t n, const auto& write_one) {
+      for (std::size_t i = 0; i < n;) {
+        transaction t = e->begin();
+        for (std::size_t end = std::min(n, i + 1000); i < end; ++i) write_one(t, i);
+        ASSERT_EQ(t.commit(), commit_status::committed);
+      }
+    };
+    commit_in_batches(ordered_keys, [&](transaction& t, std::size_t i) {
+      const std::string v = value_for(i);
+      ASSERT_EQ(write(t, ordered, std::uint64_t{i}, v), status::ok);
+      model["ordered"][int_key(i)] = v;
+    });
+    commit_in_batches(scattered_keys, [&](transaction& t, std::size_t i) {
+      const std::string v = value_for(i);
+      ASSERT_EQ(write(t, scattered, scatter[i], v), status::ok);
+      model["scattered"][int_key(scatter[i])] = v;
+    });
+    commit_in_batches(3000, [&](transaction& t, std::size_t) {
+      const std::string k = "name-" + std::to_string(rng() % 100000), v = value_for(rng());
+      ASSERT_EQ(write(t, names, std::string_view(k), v), status::ok);
+      model["names"][k] = v;
+    });
+    in_checkpoint = ordered_keys + scattered_keys + model["names"].size();
+    e->checkpoint();
+    commit_in_batches(400000, [&](transaction& t, std::size_t) {
+      const auto what = rng() % 100;
+      if (what < 85) {  // an update or, past the loaded keys, an insert
+        const std::uint64_t k = rng() % (ordered_keys + 5000);
+        const std::string v = value_for(k);
+        ASSERT_EQ(write(t, ordered, k, v), status::ok);
+        model["ordered"][int_key(k)] = v;
+      } else if (what < 90) {
+        const std::uint64_t k = rng() % ordered_keys;
+        const status s = sync_wait(t.remove<sequential_policy>(ordered, k));
+        ASSERT_EQ(s, model["ordered"].erase(int_key(k)) ? status::ok : status::not_found);
+      } else if (what < 97) {
+        const std::uint64_t k = rng() % (3 * scattered_keys);
+        const std::string v = value_for(k);
+        ASSERT_EQ(write(t, scattered, k, v), status::ok);
+        model["scattered"][int_key(k)] = v;
+      } else {
+        const std::string k = "name-" + std::to_string(rng() % 100000), v = value_for(rng());
+        ASSERT_EQ(write(t, names, std::string_view(k), v), status::ok);
+        model["names"][k] = v;
+      }
+    });
+    ASSERT_EQ(contents(*e), model);
+  }
+  auto e = engine::open(dir.path, options_for(durability_mode::async));
+  EXPECT_EQ(e->recovery().checkpoint_records, in_checkpoint);
+  EXPECT_EQ(e->recovery().log_transactions, 400u);
   EXPECT_EQ(contents(*e), model);
 }
 

@@ -32,40 +32,117 @@ entries oracle_scan(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64
   return out;
 }
 
+// `count` random inserts into both, every `remove_every`-th followed by a removal.
+void write_both(olc_btree& tree, std::map<std::uint64_t, std::uint64_t>& oracle, std::mt19937_64& rng,
+                std::uniform_int_distribution<std::uint64_t>& key, std::size_t count, std::size_t remove_every) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t k = key(rng), v = rng();
+    EXPECT_EQ(tree.insert(k, v), oracle.count(k) == 0);
+    oracle[k] = v;
+    if (i % remove_every == 0) {
+      const std::uint64_t r = key(rng);
+      EXPECT_EQ(tree.remove(r), oracle.erase(r) == 1);
+    }
+  }
+}
+
+// Looks the keys up in every execution mode.
+void expect_lookups_match(const olc_btree& tree, const std::map<std::uint64_t, std::uint64_t>& oracle,
+                          const std::vector<std::uint64_t>& lookups) {
+  std::vector<std::optional<std::uint64_t>> expected;
+  for (auto k : lookups) {
+    const auto it = oracle.find(k);
+    expected.push_back(it == oracle.end() ? std::nullopt : std::optional(it->second));
+  }
+  testing::expect_every_mode<std::optional<std::uint64_t>>(
+      lookups.size(), [&](auto policy, std::size_t i) { return lookup<decltype(policy)>(tree, lookups[i]); },
+      expected);
+}
+
 TEST(olc_btree, matches_a_map_through_inserts_overwrites_and_removes) {
   std::mt19937_64 rng(11);
   for (std::size_t n : {1u, 30u, 31u, 500u, 20000u}) {
     olc_btree tree;
     std::map<std::uint64_t, std::uint64_t> oracle;
     std::uniform_int_distribution<std::uint64_t> key(0, 3 * n);
-    for (std::size_t i = 0; i < 2 * n; ++i) {
-      const std::uint64_t k = key(rng), v = rng();
-      EXPECT_EQ(tree.insert(k, v), oracle.count(k) == 0);
-      oracle[k] = v;
-      if (i % 3 == 0) {
-        const std::uint64_t r = key(rng);
-        EXPECT_EQ(tree.remove(r), oracle.erase(r) == 1);
-      }
-    }
+    write_both(tree, oracle, rng, key, 2 * n, 3);
     tree.insert(~std::uint64_t{0}, 7);
     oracle[~std::uint64_t{0}] = 7;
 
     std::vector<std::uint64_t> lookups(600);
     for (auto& k : lookups) k = key(rng);
     lookups.push_back(~std::uint64_t{0});
-    std::vector<std::optional<std::uint64_t>> expected;
-    for (auto k : lookups) {
-      const auto it = oracle.find(k);
-      expected.push_back(it == oracle.end() ? std::nullopt : std::optional(it->second));
-    }
-    testing::expect_every_mode<std::optional<std::uint64_t>>(lookups.size(), [&](auto policy, std::size_t i) {
-      return lookup<decltype(policy)>(tree, lookups[i]);
-    }, expected);
+    expect_lookups_match(tree, oracle, lookups);
 
     for (std::uint64_t from : {std::uint64_t{0}, key(rng), key(rng), 3 * n + 1}) {
       for (std::size_t limit : {1u, 29u, 100u, 100000u}) {
         EXPECT_EQ(scan_all<sequential_policy>(tree, from, limit), oracle_scan(oracle, from, limit));
         EXPECT_EQ(scan_all<interleaved_policy>(tree, from, limit), oracle_scan(oracle, from, limit));
+      }
+    }
+  }
+}
+
+TEST(olc_btree, a_loaded_tree_matches_a_map_then_takes_inserts_and_removes) {
+  std::mt19937_64 rng(13);
+  for (std::size_t n : {0u, 1u, 28u, 29u, 30u, 28u * 29u, 28u * 29u + 1u, 30000u}) {
+    olc_btree tree;
+    std::map<std::uint64_t, std::uint64_t> oracle;
+    std::uniform_int_distribution<std::uint64_t> key(0, 4 * n + 1);
+    while (oracle.size() < n) oracle[key(rng)] = rng();
+    {
+      olc_btree::loader load(tree);
+      for (const auto& [k, v] : oracle) load.add(k, v);
+      load.finish();
+    }
+    EXPECT_EQ(scan_all<sequential_policy>(tree, 0, n + 1), oracle_scan(oracle, 0, n + 1));
+    write_both(tree, oracle, rng, key, n / 2 + 5, 4);
+    std::vector<std::uint64_t> lookups(500);
+    for (auto& k : lookups) k = key(rng);
+    expect_lookups_match(tree, oracle, lookups);
+    EXPECT_EQ(scan_all<interleaved_policy>(tree, 0, 3 * n), oracle_scan(oracle, 0, 3 * n));
+  }
+}
+
+TEST(olc_btree, loads_only_an_empty_tree_and_only_increasing_keys) {
+  olc_btree tree;
+  {
+    olc_btree::loader load(tree);
+    load.add(5, 1);
+    EXPECT_THROW(load.add(5, 2), std::invalid_argument);
+    EXPECT_THROW(load.add(4, 2), std::invalid_argument);
+    load.add(6, 3);
+    load.finish();
+  }
+  EXPECT_THROW(olc_btree::loader{tree}, std::logic_error);
+  EXPECT_EQ(scan_all<sequential_policy>(tree, 0, 10), (entries{{5, 1}, {6, 3}}));
+}
+
+TEST(olc_btree, a_sweep_finds_keys_in_any_order_like_a_map) {
+  std::mt19937_64 rng(14);
+  for (std::size_t n : {0u, 1u, 500u, 40000u}) {
+    olc_btree tree;
+    std::map<std::uint64_t, std::uint64_t> oracle;
+    std::uniform_int_distribution<std::uint64_t> key(0, 3 * n + 2);
+    for (std::size_t i = 0; i < n; ++i) {  // inserted, so that leaves are of every fill and some empty
+      const std::uint64_t k = key(rng), v = rng();
+      tree.insert(k, v);
+      oracle[k] = v;
+      if (i % 2 == 0) {
+        const std::uint64_t r = key(rng);
+        tree.remove(r);
+        oracle.erase(r);
+      }
+    }
+    for (int order = 0; order < 3; ++order) {  // increasing and dense, increasing and sparse, random
+      std::vector<std::uint64_t> probes;
+      for (std::uint64_t k = 0; k <= 3 * n + 3; k += order == 0 ? 1 : 1 + rng() % 200) probes.push_back(k);
+      if (order == 2) std::shuffle(probes.begin(), probes.end(), rng);
+      olc_btree::sweep sweep(tree);
+      for (std::uint64_t k : probes) {
+        const auto it = oracle.find(k);
+        ASSERT_EQ(sweep.find(k), it == oracle.end() ? std::nullopt : std::optional(it->second))
+            << "key " << k << ", order " << order;
       }
     }
   }
@@ -216,6 +293,29 @@ TEST(olc_string_btree, matches_a_map_through_inserts_removes_lookups_and_scans) 
         ASSERT_EQ(got_strings, want) << "from '" << from << "' limit " << limit;
       }
     }
+  }
+}
+
+TEST(olc_string_btree, a_loaded_tree_matches_a_map) {
+  std::mt19937_64 rng(15);
+  olc_string_btree tree;
+  std::map<std::string, std::uint64_t> oracle;
+  while (oracle.size() < 5000) oracle[random_string(rng)] = rng();
+  {
+    olc_string_btree::loader load(tree);
+    for (const auto& [k, v] : oracle) load.add(byte_key(k), v);
+    load.finish();
+  }
+  olc_string_btree::sweep sweep(tree);
+  for (const auto& [k, v] : oracle) ASSERT_EQ(sweep.find(byte_key(k)), v);
+  std::vector<std::pair<byte_key, std::uint64_t>> got;
+  sync_wait(scan<interleaved_policy>(tree, byte_key(std::string()), 100000, got));
+  ASSERT_EQ(got.size(), oracle.size());
+  auto it = oracle.begin();
+  for (const auto& [k, v] : got) {
+    ASSERT_EQ(k.str(), it->first);
+    ASSERT_EQ(v, it->second);
+    ++it;
   }
 }
 

@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -254,6 +255,15 @@ class basic_olc_btree {
 
   // Removes key; returns whether it was there.
   bool remove(const Key& key);
+
+  // --- a tree that no one else reads or writes meanwhile (recovery) -------
+  // Fills an empty tree from keys in increasing order, leaf after leaf,
+  // building the inner levels as it goes: no descent per key, and leaves
+  // nearly full (half full is what appending by splits leaves).
+  class loader;
+  // Finds keys asked for in increasing order by walking on from the leaf of
+  // the previous one, descending from the root only to jump ahead.
+  class sweep;
 
   static void pause() noexcept {
 #if defined(__x86_64__)
@@ -502,6 +512,114 @@ class basic_olc_btree<Key>::descent {
   bool cold_ = false;
   bool found_ = false;
   std::uint64_t value_ = 0;
+};
+
+template <class Key>
+class basic_olc_btree<Key>::loader {
+ public:
+  // Entries per node: two short of full, so that the first inserts into a
+  // loaded tree do not split at once.
+  static constexpr unsigned fill = capacity - 2;
+
+  // Throws std::logic_error if the tree holds keys.
+  explicit loader(basic_olc_btree& tree) : tree_(&tree) {
+    node* root = tree.root();
+    if (!root->leaf || root->size() != 0) throw std::logic_error("bulk loading a B+-tree that holds keys");
+    levels_.push_back(root);
+  }
+
+  // Throws std::invalid_argument unless `key` follows the key added before.
+  void add(const Key& key, std::uint64_t value) {
+    if (added_ > 0 && !(last_ < key)) throw std::invalid_argument("bulk loading a B+-tree out of key order");
+    node* leaf = levels_[0];
+    if (leaf->size() == fill) {
+      node* next = tree_->make_node(true);
+      leaf->set_next(next);
+      add_separator(1, key, next);
+      levels_[0] = leaf = next;
+    }
+    const unsigned n = leaf->size();
+    leaf->set_key(n, key);
+    leaf->set_value(n, value);
+    leaf->count.store(n + 1, std::memory_order_release);
+    last_ = key;
+    ++added_;
+  }
+
+  // The last key added, if any.
+  std::optional<Key> last() const { return added_ > 0 ? std::optional<Key>(last_) : std::nullopt; }
+
+  // Publishes the levels above the first leaf.
+  void finish() noexcept { tree_->root_.store(levels_.back(), std::memory_order_release); }
+
+ private:
+  // Gives the rightmost node of `level` the child `right`, whose keys start
+  // at `key`; a full node is followed by a new one, a missing level made.
+  void add_separator(std::size_t level, const Key& key, node* right) {
+    if (level == levels_.size()) {  // the level below just got its second node
+      node* top = tree_->make_node(false);
+      top->set_child(0, levels_[level - 1]);
+      top->set_key(0, key);
+      top->set_child(1, right);
+      top->count.store(1, std::memory_order_release);
+      levels_.push_back(top);
+      return;
+    }
+    node* n = levels_[level];
+    if (n->size() == fill) {
+      node* next = tree_->make_node(false);
+      next->set_child(0, right);
+      add_separator(level + 1, key, next);
+      levels_[level] = next;
+      return;
+    }
+    const unsigned c = n->size();
+    n->set_key(c, key);
+    n->set_child(c + 1, right);
+    n->count.store(c + 1, std::memory_order_release);
+  }
+
+  basic_olc_btree* tree_;
+  std::vector<node*> levels_;  // the rightmost node of each level, leaves first
+  Key last_{};
+  std::uint64_t added_ = 0;
+};
+
+template <class Key>
+class basic_olc_btree<Key>::sweep {
+ public:
+  explicit sweep(const basic_olc_btree& tree) noexcept : tree_(&tree) {}
+
+  // Any order is answered right; increasing keys close together are cheap.
+  std::optional<std::uint64_t> find(const Key& key) noexcept {
+    for (unsigned hops = 0; leaf_ != nullptr && hops < max_hops; ++hops) {
+      const unsigned n = leaf_->size();
+      if (n > 0 && leaf_->compare(0, key) > 0) break;  // behind this leaf
+      if (n > 0 && leaf_->compare(n - 1, key) >= 0) return in(*leaf_, key);
+      const node* next = leaf_->next();
+      if (next == nullptr) return std::nullopt;                                // past the last key
+      if (next->size() > 0 && next->compare(0, key) > 0) return std::nullopt;  // between two leaves
+      leaf_ = next;
+    }
+    descent d(*tree_, key);
+    while (d.step() != nullptr) {
+    }
+    leaf_ = d.leaf();
+    return d.value();
+  }
+
+ private:
+  // Further than this, a descent from the root is cheaper.
+  static constexpr unsigned max_hops = 3;
+
+  static std::optional<std::uint64_t> in(const node& leaf, const Key& key) noexcept {
+    const unsigned pos = leaf.lower_bound(key);
+    if (pos < leaf.size() && leaf.compare(pos, key) == 0) return leaf.value(pos);
+    return std::nullopt;
+  }
+
+  const basic_olc_btree* tree_;
+  const node* leaf_ = nullptr;
 };
 
 // After descent: remove finds its leaf with the same cursor as lookups.

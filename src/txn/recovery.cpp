@@ -1,0 +1,394 @@
+// Opening a data directory: the newest checkpoint, then the log after it.
+//
+// Both are applied in key order, so that recovery streams through memory
+// instead of missing the cache once per record. A checkpoint holds a table's
+// records in record order, which is key order for a table filled in key
+// order: its index is then built leaf after leaf (B+-tree loader), and its
+// records and versions are allocated in that same order. The log's writes
+// are gathered in large batches, sorted by key, cut down to the last write
+// of each key, and applied by walking the leaves (B+-tree sweep), on every
+// core, each taking a range of keys.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <compare>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "weave/durability/checkpoint.hpp"
+#include "weave/durability/log_reader.hpp"
+#include "weave/index/olc_btree.hpp"
+#include "weave/txn/engine.hpp"
+
+namespace weave::txn {
+
+namespace {
+
+using durability::log_corruption;
+using durability::logged_transaction;
+
+// Makes `value`, committed at `stamp`, record `oid`'s version, unless the
+// record has a later one already (the log is not in commit order). Recovery
+// runs alone and keeps one version per record, so a value of the same size
+// overwrites the current version's bytes: no allocation (a log of updates
+// is mostly that).
+void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, bool tombstone) {
+  version* head = t.head(oid).load(std::memory_order_relaxed);
+  if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) return;
+  if (head != nullptr && head->size == value.size()) {
+    head->stamp.store(stamp, std::memory_order_relaxed);
+    head->tombstone = tombstone;
+    if (!value.empty()) std::memcpy(reinterpret_cast<char*>(head + 1), value.data(), value.size());
+    return;
+  }
+  t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_relaxed);
+  if (head != nullptr) version::destroy(head);
+}
+
+// A new record with its one version.
+template <class Key>
+oid_t add_record(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
+  const oid_t oid = t.allocate_oid();
+  t.remember_key(oid, key);
+  t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_release);
+  return oid;
+}
+
+// Puts a recovered record in place, adding its key if it is new.
+template <class Key>
+void restore(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
+  const auto done = t.index_of<Key>().insert_if_absent(
+      key, [&] { return add_record(t, key, value, stamp, tombstone); },
+      [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
+  if (!done.inserted) replace(t, done.value, value, stamp, tombstone);
+}
+
+// A logged key as its table takes it; a key of the wrong shape is damage
+// (the caller says where it was: formatting that for every record would
+// cost more than the check).
+std::uint64_t integer_key(const table& t, std::string_view key) {
+  if (key.size() != 8) {
+    throw log_corruption(
+        fmt::format("a key of {} bytes for table '{}', whose keys are integers", key.size(), t.name()));
+  }
+  std::uint64_t k = 0;
+  for (std::size_t i = 0; i < 8; ++i) k |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
+  return k;
+}
+byte_key bytes_key(const table& t, std::string_view key) {
+  if (key.size() > byte_key::capacity) {
+    throw log_corruption(fmt::format("a key of {} bytes for table '{}'", key.size(), t.name()));
+  }
+  return byte_key(key);
+}
+
+// A checkpoint's records, table by table: while a table's keys come in
+// increasing order its index is loaded leaf after leaf; from the first key
+// out of order on, the rest are inserted one by one.
+class checkpoint_load {
+ public:
+  void add(table& t, std::string_view key, std::string_view value, std::uint64_t stamp) {
+    if (t.id() >= loads_.size()) loads_.resize(t.id() + 1);
+    per_table& p = loads_[t.id()];
+    if (t.keys() == key_kind::integer) {
+      add(t, p.integer, integer_key(t, key), value, stamp);
+    } else {
+      add(t, p.bytes, bytes_key(t, key), value, stamp);
+    }
+  }
+
+  // Publishes every loaded index.
+  void finish() {
+    for (per_table& p : loads_) {
+      if (p.integer) p.integer->load.finish();
+      if (p.bytes) p.bytes->load.finish();
+    }
+  }
+
+ private:
+  template <class Key>
+  struct in_order {
+    explicit in_order(basic_olc_btree<Key>& tree) : load(tree) {}
+    typename basic_olc_btree<Key>::loader load;
+    std::optional<Key> last;
+  };
+  struct per_table {
+    std::unique_ptr<in_order<std::uint64_t>> integer;
+    std::unique_ptr<in_order<byte_key>> bytes;
+    bool out_of_order = false;
+  };
+
+  template <class Key>
+  void add(table& t, std::unique_ptr<in_order<Key>>& load, const Key& key, std::string_view value,
+           std::uint64_t stamp) {
+    per_table& p = loads_[t.id()];
+    if (!p.out_of_order && !load) load = std::make_unique<in_order<Key>>(t.index_of<Key>());
+    if (!p.out_of_order && load->last && !(*load->last < key)) {
+      load->load.finish();  // the keys loaded so far are a tree; the rest go in one by one
+      load.reset();
+      p.out_of_order = true;
+    }
+    if (p.out_of_order) {
+      restore(t, key, value, stamp, false);
+      return;
+    }
+    load->load.add(key, add_record(t, key, value, stamp, false));
+    load->last = key;
+  }
+
+  std::vector<per_table> loads_;
+};
+
+// Sorts by key, keeping the order of equal keys: a radix sort, a byte at a
+// time from the lowest, skipping the bytes that every key shares (a table of
+// 10^7 dense keys takes three passes).
+template <class Entry>
+requires std::is_integral_v<decltype(Entry::key)>
+void sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch) {
+  const std::size_t n = v.size();
+  if (n < 2) return;
+  std::array<std::array<std::size_t, 256>, 8> counts{};
+  for (const Entry& e : v) {
+    for (unsigned b = 0; b < 8; ++b) ++counts[b][(e.key >> (8 * b)) & 0xff];
+  }
+  scratch.resize(n);
+  Entry* from = v.data();
+  Entry* to = scratch.data();
+  for (unsigned b = 0; b < 8; ++b) {
+    if (counts[b][(v[0].key >> (8 * b)) & 0xff] == n) continue;
+    std::array<std::size_t, 256> at;
+    std::size_t sum = 0;
+    for (unsigned d = 0; d < 256; ++d) {
+      at[d] = sum;
+      sum += counts[b][d];
+    }
+    for (std::size_t i = 0; i < n; ++i) to[at[(from[i].key >> (8 * b)) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != v.data()) v.swap(scratch);
+}
+
+// Other keys: by key, then by where the value sits, which grows as writes
+// are added.
+template <class Entry>
+void sort_by_key(std::vector<Entry>& v, std::vector<Entry>&) {
+  std::sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) {
+    if (const auto c = a.key <=> b.key; c != 0) return c < 0;
+    return a.value_at < b.value_at;
+  });
+}
+
+// The log's writes, a batch at a time. A batch is sorted by key and cut to
+// the last write of each key (the highest commit stamp; within one
+// transaction, the write that came later), then split into key ranges, one
+// per core. Each range walks the index leaf by leaf, overwriting the
+// versions of the keys it finds; keys it does not find are inserted
+// afterwards, one thread at a time. Stamps keep the batches' order
+// irrelevant: a record never takes an older value than it has.
+class replay_batch {
+ public:
+  // Writes per batch. Large, so that sorted keys sit close together: a
+  // batch of a few million writes into a table of ten million records
+  // reaches most leaves one after another.
+  static constexpr std::size_t capacity = std::size_t{1} << 22;
+
+  // `table_of`: a table id's table (throws log_corruption for none).
+  template <class TableOf>
+  void add(const logged_transaction& t, const TableOf& table_of) {
+    for (const durability::logged_write& w : t.writes) {
+      table& tab = table_of(w.table);
+      if (tab.id() >= tables_.size()) tables_.resize(tab.id() + 1);
+      per_table& p = tables_[tab.id()];
+      p.t = &tab;
+      const std::uint64_t at = values_.size();
+      if (tab.keys() == key_kind::integer) {
+        p.integer.push_back({integer_key(tab, w.key), t.commit, at});
+      } else {
+        p.bytes.push_back({bytes_key(tab, w.key), t.commit, at});
+      }
+      const std::uint32_t bytes = static_cast<std::uint32_t>(w.value.size());
+      const char tombstone = w.op == durability::write_op::remove ? 1 : 0;
+      values_.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+      values_.push_back(tombstone);
+      values_.append(w.value);
+      ++writes_;
+    }
+    if (writes_ >= capacity) apply();
+  }
+
+  void apply() {
+    if (writes_ == 0) return;
+    const auto start = std::chrono::steady_clock::now();
+    for (per_table& p : tables_) {
+      if (!p.integer.empty()) apply(*p.t, p.integer, integer_scratch_);
+      if (!p.bytes.empty()) apply(*p.t, p.bytes, bytes_scratch_);
+      p.integer.clear();
+      p.bytes.clear();
+    }
+    values_.clear();
+    writes_ = 0;
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // Spent in apply(), all batches together.
+  double seconds() const noexcept { return seconds_; }
+
+ private:
+  template <class Key>
+  struct entry {
+    Key key;
+    std::uint64_t stamp;
+    std::uint64_t value_at;  // in values_: the value's size (4 bytes), its tombstone flag (1), its bytes
+  };
+  struct per_table {
+    table* t = nullptr;
+    std::vector<entry<std::uint64_t>> integer;
+    std::vector<entry<byte_key>> bytes;
+  };
+
+  // The value, its tombstone flag.
+  std::pair<std::string_view, bool> value_of(std::uint64_t at) const noexcept {
+    std::uint32_t bytes;
+    std::memcpy(&bytes, values_.data() + at, sizeof bytes);
+    return {std::string_view(values_.data() + at + sizeof bytes + 1, bytes), values_[at + sizeof bytes] != 0};
+  }
+
+  template <class Key>
+  void apply(table& t, std::vector<entry<Key>>& writes, std::vector<entry<Key>>& scratch) {
+    sort_by_key(writes, scratch);
+    // The last write of each key.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < writes.size();) {
+      std::size_t last = i, j = i + 1;
+      for (; j < writes.size() && writes[j].key == writes[i].key; ++j) {
+        if (writes[j].stamp >= writes[last].stamp) last = j;
+      }
+      writes[kept++] = writes[last];
+      i = j;
+    }
+    writes.resize(kept);
+
+    // Few writes are not worth a thread.
+    constexpr std::size_t writes_per_part = 1 << 16;
+    const std::size_t cores = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    const std::size_t parts = std::clamp<std::size_t>(kept / writes_per_part, 1, cores);
+    std::vector<std::vector<std::size_t>> absent(parts);
+    std::vector<std::exception_ptr> failures(parts);
+    const auto run = [&](std::size_t p) {
+      try {
+        typename basic_olc_btree<Key>::sweep sweep(t.index_of<Key>());
+        for (std::size_t i = kept * p / parts, end = kept * (p + 1) / parts; i < end; ++i) {
+          const entry<Key>& w = writes[i];
+          if (const auto oid = sweep.find(w.key)) {
+            const auto [value, tombstone] = value_of(w.value_at);
+            replace(t, *oid, value, w.stamp, tombstone);
+          } else {
+            absent[p].push_back(i);
+          }
+        }
+      } catch (...) {
+        failures[p] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> helpers;
+    for (std::size_t p = 1; p < parts; ++p) helpers.emplace_back(run, p);
+    run(0);
+    for (auto& h : helpers) h.join();
+    for (const auto& f : failures) {
+      if (f) std::rethrow_exception(f);
+    }
+    // The index does not change while the ranges walk it.
+    for (const auto& part : absent) {
+      for (const std::size_t i : part) {
+        const auto [value, tombstone] = value_of(writes[i].value_at);
+        restore(t, writes[i].key, value, writes[i].stamp, tombstone);
+      }
+    }
+  }
+
+  std::vector<per_table> tables_;
+  std::vector<entry<std::uint64_t>> integer_scratch_;
+  std::vector<entry<byte_key>> bytes_scratch_;
+  std::string values_;
+  std::size_t writes_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+void engine::recover(const engine_options& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::filesystem::path& dir = directory_->path();
+  for (const durability::catalog_entry& c : directory_->catalog()) {
+    if (c.id != tables_.size()) {
+      throw durability::data_directory_error(fmt::format(
+          "{}: the catalog's table '{}' has id {}, expected {}", dir.string(), c.name, c.id, tables_.size()));
+    }
+    add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0);
+  }
+  const auto table_of = [&](std::uint32_t id) -> table& {
+    if (id >= tables_.size()) {
+      throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
+    }
+    return *tables_[id];
+  };
+
+  std::uint64_t snapshot = 0;
+  if (const auto newest = durability::newest_checkpoint(dir)) {
+    snapshot = *newest;
+    checkpoint_load load;
+    const durability::checkpoint_info info = durability::read_checkpoint(
+        dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
+          try {
+            load.add(table_of(id), key, value, snapshot);
+          } catch (const log_corruption& e) {
+            throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
+          }
+        });
+    load.finish();
+    recovery_.checkpoint = snapshot;
+    recovery_.checkpoint_records = info.records;
+    recovery_.checkpoint_bytes = info.bytes;
+  }
+  const auto log_start = std::chrono::steady_clock::now();
+  recovery_.checkpoint_seconds = std::chrono::duration<double>(log_start - start).count();
+  replay_batch batch;
+  const durability::log_replay replay = durability::replay_log(
+      dir, snapshot,
+      [&](const durability::logged_transaction& t) {
+        try {
+          batch.add(t, table_of);
+        } catch (const log_corruption& e) {
+          throw log_corruption(fmt::format("the log's commit {}: {}", t.commit, e.what()));
+        }
+      },
+      true);
+  batch.apply();
+  recovery_.replay_seconds = batch.seconds();
+  recovery_.log_read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - log_start).count() - batch.seconds();
+  recovery_.log_transactions = replay.applied;
+  recovery_.log_discarded = replay.discarded;
+  recovery_.log_bytes = replay.bytes;
+  recovery_.torn_bytes = replay.torn_bytes;
+  // Past every timestamp in the files, counted or not: a new commit never
+  // shares one with a discarded record.
+  const std::uint64_t last = std::max({snapshot, replay.through, replay.last_commit, std::uint64_t{1}});
+  recovery_.last_commit = std::max(snapshot, replay.through);
+  clock_.start_at(last);
+  log_ = std::make_unique<durability::redo_log>(
+      dir, options.log, [this] { return clock_.now(); }, &replay);
+  recovery_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace weave::txn
