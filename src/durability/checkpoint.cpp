@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,8 @@ namespace fs = std::filesystem;
 
 // Records go out in groups of about this many bytes.
 constexpr std::size_t group_target_bytes = std::size_t{1} << 20;
+// And are read back this many bytes at a time.
+constexpr std::size_t read_piece_bytes = std::size_t{1} << 24;
 
 }  // namespace
 
@@ -78,16 +81,40 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
                                 const std::function<void(std::uint32_t, std::string_view, std::string_view)>& each) {
   const fs::path path = directory / checkpoint_name(snapshot);
   const std::string name = path.filename().string();
-  const std::string bytes = detail::read_file(path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) detail::throw_errno("cannot open " + path.string());
+  static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));
   checkpoint_info info;
   info.snapshot = snapshot;
-  const std::string_view all(bytes);
-  std::size_t at = 0;
+  // Read a piece at a time into one buffer (a checkpoint is as large as the
+  // tables, and fresh memory costs), which grows only for a larger group.
+  std::string buffer(read_piece_bytes, '\0');
+  std::size_t begin = 0, end = 0;  // the bytes of buffer not yet decoded
+  bool at_end = false;
   std::vector<logged_transaction> records;  // of a group, reused: no allocation per record
   try {
-    while (at < all.size()) {
-      const group_view g = decode_group(all.substr(at));
-      if (g.state != group_state::complete) throw log_corruption("a damaged group");
+    for (;;) {
+      const std::string_view rest(buffer.data() + begin, end - begin);
+      group_view g{group_state::incomplete, 0, 0, 0, 0, 0, false, {}};
+      if (!rest.empty()) g = decode_group(rest);
+      if (g.state == group_state::damaged ||
+          (g.state == group_state::incomplete && at_end && !rest.empty())) {
+        throw log_corruption("a damaged group");
+      }
+      if (g.state == group_state::incomplete) {
+        if (at_end) break;
+        // Keep the group begun, make room after it, read on.
+        std::memmove(buffer.data(), buffer.data() + begin, end - begin);
+        end -= begin;
+        info.bytes += begin;
+        begin = 0;
+        if (end == buffer.size()) buffer.resize(2 * buffer.size());
+        const std::size_t n =
+            detail::read_some(fd, buffer.data() + end, buffer.size() - end, "cannot read " + path.string());
+        at_end = n == 0;
+        end += n;
+        continue;
+      }
       decode_transactions(g, records);
       for (const logged_transaction& t : records) {
         if (t.commit != snapshot || t.writes.size() != 1 || t.writes[0].op != write_op::put) {
@@ -96,12 +123,17 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
         if (each) each(t.writes[0].table, t.writes[0].key, t.writes[0].value);
         ++info.records;
       }
-      at += g.bytes;
+      begin += g.bytes;
     }
   } catch (const log_corruption& e) {
-    throw log_corruption(fmt::format("checkpoint {} at byte {}: {}", name, at, e.what()));
+    ::close(fd);
+    throw log_corruption(fmt::format("checkpoint {} at byte {}: {}", name, info.bytes + begin, e.what()));
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-  info.bytes = all.size();
+  ::close(fd);
+  info.bytes += begin;
   return info;
 }
 

@@ -29,32 +29,43 @@ void write_all(int fd, std::string_view bytes, const std::string& what) {
 }
 
 std::string read_file(const std::filesystem::path& path) {
+  std::string bytes;
+  read_file(path, bytes);
+  return bytes;
+}
+
+void read_file(const std::filesystem::path& path, std::string& bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_errno("cannot open " + path.string());
-  const auto fail = [&] {
-    const int error = errno;
+  const std::string what = "cannot read " + path.string();
+  try {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw_errno(what);
+    static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));  // a hint: larger readahead
+    // Read in place, in large pieces: a segment is tens of MB, and growing a
+    // string from small reads would copy it twice more.
+    bytes.resize(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)) + 1);
+    std::size_t done = 0;
+    for (;;) {
+      if (done == bytes.size()) bytes.resize(bytes.size() * 2);  // it grew since fstat
+      const std::size_t n = read_some(fd, bytes.data() + done, bytes.size() - done, what);
+      if (n == 0) break;
+      done += n;
+    }
+    bytes.resize(done);
+  } catch (...) {
     ::close(fd);
-    errno = error;
-    throw_errno("cannot read " + path.string());
-  };
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail();
-  static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));  // a hint: larger readahead
-  // Read in place, in large pieces: a segment is tens of MB, and growing a
-  // string from small reads would copy it twice more.
-  std::string bytes(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)) + 1, '\0');
-  std::size_t done = 0;
-  for (;;) {
-    if (done == bytes.size()) bytes.resize(bytes.size() * 2);  // it grew since fstat
-    const ssize_t n = ::read(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 24));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail();
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
+    throw;
   }
   ::close(fd);
-  bytes.resize(done);
-  return bytes;
+}
+
+std::size_t read_some(int fd, char* out, std::size_t bytes, const std::string& what) {
+  for (;;) {
+    const ssize_t n = ::read(fd, out, std::min<std::size_t>(bytes, std::size_t{1} << 24));
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR) throw_errno(what);
+  }
 }
 
 void read_ahead(const std::filesystem::path& path) noexcept {

@@ -16,6 +16,12 @@ void write_all(int fd, std::string_view bytes, const std::string& what);
 
 // The whole file.
 std::string read_file(const std::filesystem::path& path);
+// The same into `bytes`, whose memory a reader of many files reuses (fresh
+// pages cost the kernel a zeroing each, and a virtual machine more).
+void read_file(const std::filesystem::path& path, std::string& bytes);
+
+// Reads up to `bytes` bytes into `out`; 0 at the end of the file.
+std::size_t read_some(int fd, char* out, std::size_t bytes, const std::string& what);
 
 // Asks the kernel to start reading the file into the page cache, so that a
 // later read_file finds it there (a hint: nothing happens on failure).

@@ -54,12 +54,13 @@ log_scan read_log_groups(const std::filesystem::path& directory,
   std::sort(segments.begin(), segments.end());
   log_scan scan;
   std::vector<logged_transaction> transactions;  // of a group, reused
+  std::string bytes;                             // a segment, reused
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
     const bool last = s + 1 == segments.size();
     if (!last) detail::read_ahead(segments[s + 1].second);  // from the disk while this one is decoded
-    const std::string bytes = detail::read_file(path);
+    detail::read_file(path, bytes);
     const std::string_view all(bytes);
     ++scan.segments;
     scan.segment_commits.emplace_back(segments[s].first, 0);

@@ -52,6 +52,27 @@ TEST(checkpoint, reads_back_every_record_across_groups) {
   EXPECT_EQ(newest_checkpoint(dir.path), 43u);
 }
 
+// The reader takes a checkpoint 16 MiB at a time: groups straddle its reads,
+// and a record larger than a read grows its buffer.
+TEST(checkpoint, reads_back_groups_across_its_reads_and_one_larger_than_a_read) {
+  temp_dir dir;
+  std::mt19937_64 rng(3);
+  std::vector<record> written;
+  {
+    checkpoint_writer w(dir.path, 5);
+    for (std::size_t i = 0; i < 90000; ++i) {
+      const std::size_t value_bytes = i == 50000 ? std::size_t{40} << 20 : rng() % 800;
+      record r{static_cast<std::uint32_t>(rng() % 3), std::to_string(i),
+               std::string(value_bytes, char('a' + i % 26))};
+      w.add(std::get<0>(r), std::get<1>(r), std::get<2>(r));
+      written.push_back(std::move(r));
+    }
+    w.finish();
+  }
+  EXPECT_GT(fs::file_size(dir.path / checkpoint_name(5)), std::uintmax_t{64} << 20);
+  EXPECT_EQ(read_all(dir.path, 5), written);
+}
+
 TEST(checkpoint, an_unfinished_checkpoint_leaves_nothing) {
   temp_dir dir;
   {
