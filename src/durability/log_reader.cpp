@@ -15,8 +15,7 @@ namespace weave::durability {
 
 namespace {
 
-// Truncates a segment to `bytes`, durably: a tail that came back after a
-// power loss would sit in the middle of the log once more groups follow.
+// Truncates a segment to `bytes`, durably.
 void cut(const std::filesystem::path& path, std::size_t bytes) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) detail::throw_errno("cannot open " + path.string() + " to cut its torn tail");
@@ -100,6 +99,10 @@ log_scan read_log_groups(const std::filesystem::path& directory,
     }
   }
   return scan;
+}
+
+void cut_torn_tail(const std::filesystem::path& directory, const log_scan& scan) {
+  if (scan.torn_bytes > 0) cut(directory / scan.torn_segment, scan.torn_offset);
 }
 
 log_scan read_log(const std::filesystem::path& directory,

@@ -7,7 +7,9 @@
 // records and versions are allocated in that same order. The log's writes
 // are gathered in large batches, sorted by key, cut down to the last write
 // of each key, and applied by walking the leaves (B+-tree sweep), on every
-// core, each taking a range of keys.
+// core, each taking a range of keys. A thread of its own reads, checks and
+// decodes the log meanwhile, from the start: while the checkpoint loads and
+// while the batch before is applied.
 
 #include <fmt/format.h>
 
@@ -15,9 +17,12 @@
 #include <array>
 #include <chrono>
 #include <compare>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -188,14 +193,9 @@ void sort_by_key(std::vector<Entry>& v, std::vector<Entry>&) {
   });
 }
 
-// The log's writes, a batch at a time. A batch is sorted by key and cut to
-// the last write of each key (the highest commit stamp; within one
-// transaction, the write that came later), then split into key ranges, one
-// per core. Each range walks the index leaf by leaf, overwriting the
-// versions of the keys it finds; keys it does not find are inserted
-// afterwards, one thread at a time. Stamps keep the batches' order
-// irrelevant: a record never takes an older value than it has.
-class replay_batch {
+// The log's writes, gathered a batch at a time by the thread that reads the
+// log, each with its value in the batch's own buffer.
+class write_batch {
  public:
   // Writes per batch. Large, so that sorted keys sit close together: a
   // batch of a few million writes into a table of ten million records
@@ -216,34 +216,28 @@ class replay_batch {
       } else {
         p.bytes.push_back({bytes_key(tab, w.key), t.commit, at});
       }
-      const std::uint32_t bytes = static_cast<std::uint32_t>(w.value.size());
+      const auto bytes = static_cast<std::uint32_t>(w.value.size());
       const char tombstone = w.op == durability::write_op::remove ? 1 : 0;
       values_.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
       values_.push_back(tombstone);
       values_.append(w.value);
       ++writes_;
     }
-    if (writes_ >= capacity) apply();
   }
-
-  void apply() {
-    if (writes_ == 0) return;
-    const auto start = std::chrono::steady_clock::now();
+  bool full() const noexcept { return writes_ >= capacity; }
+  bool empty() const noexcept { return writes_ == 0; }
+  // Keeps the memory, to be filled again.
+  void clear() noexcept {
     for (per_table& p : tables_) {
-      if (!p.integer.empty()) apply(*p.t, p.integer, integer_scratch_);
-      if (!p.bytes.empty()) apply(*p.t, p.bytes, bytes_scratch_);
       p.integer.clear();
       p.bytes.clear();
     }
     values_.clear();
     writes_ = 0;
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  // Spent in apply(), all batches together.
-  double seconds() const noexcept { return seconds_; }
-
  private:
+  friend class batch_applier;
   template <class Key>
   struct entry {
     Key key;
@@ -263,8 +257,39 @@ class replay_batch {
     return {std::string_view(values_.data() + at + sizeof bytes + 1, bytes), values_[at + sizeof bytes] != 0};
   }
 
+  std::vector<per_table> tables_;
+  std::string values_;
+  std::size_t writes_ = 0;
+};
+
+// Applies a batch: each table's writes sorted by key and cut to the last
+// write of each key (the highest commit stamp; within one transaction, the
+// write that came later), then split into key ranges, one per core. Each
+// range walks the index leaf by leaf, overwriting the versions of the keys
+// it finds; keys it does not find are inserted afterwards, one at a time.
+// Stamps make the batches' order irrelevant: a record never takes an older
+// value than it has.
+class batch_applier {
+ public:
+  void apply(write_batch& batch) {
+    const auto start = std::chrono::steady_clock::now();
+    for (write_batch::per_table& p : batch.tables_) {
+      if (!p.integer.empty()) apply(batch, *p.t, p.integer, integer_scratch_);
+      if (!p.bytes.empty()) apply(batch, *p.t, p.bytes, bytes_scratch_);
+    }
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // Spent in apply(), all batches together.
+  double seconds() const noexcept { return seconds_; }
+
+ private:
   template <class Key>
-  void apply(table& t, std::vector<entry<Key>>& writes, std::vector<entry<Key>>& scratch) {
+  using entry = write_batch::entry<Key>;
+
+  template <class Key>
+  void apply(const write_batch& batch, table& t, std::vector<entry<Key>>& writes,
+             std::vector<entry<Key>>& scratch) {
     sort_by_key(writes, scratch);
     // The last write of each key.
     std::size_t kept = 0;
@@ -290,7 +315,7 @@ class replay_batch {
         for (std::size_t i = kept * p / parts, end = kept * (p + 1) / parts; i < end; ++i) {
           const entry<Key>& w = writes[i];
           if (const auto oid = sweep.find(w.key)) {
-            const auto [value, tombstone] = value_of(w.value_at);
+            const auto [value, tombstone] = batch.value_of(w.value_at);
             replace(t, *oid, value, w.stamp, tombstone);
           } else {
             absent[p].push_back(i);
@@ -310,18 +335,84 @@ class replay_batch {
     // The index does not change while the ranges walk it.
     for (const auto& part : absent) {
       for (const std::size_t i : part) {
-        const auto [value, tombstone] = value_of(writes[i].value_at);
+        const auto [value, tombstone] = batch.value_of(writes[i].value_at);
         restore(t, writes[i].key, value, writes[i].stamp, tombstone);
       }
     }
   }
 
-  std::vector<per_table> tables_;
   std::vector<entry<std::uint64_t>> integer_scratch_;
   std::vector<entry<byte_key>> bytes_scratch_;
-  std::string values_;
-  std::size_t writes_ = 0;
   double seconds_ = 0;
+};
+
+// Batches on their way from the thread that reads the log to the one that
+// applies them: at most `depth` wait, and applied ones go back to be filled
+// again (their memory is already the process's).
+class batch_handoff {
+ public:
+  explicit batch_handoff(std::size_t depth) : depth_(depth) {}
+
+  // Reader: a batch to fill. Throws `stopped` once the applier has given up.
+  struct stopped {};
+  std::unique_ptr<write_batch> empty_batch() {
+    std::unique_lock<std::mutex> l(mutex_);
+    if (stopped_) throw stopped{};
+    if (free_.empty()) return std::make_unique<write_batch>();
+    auto b = std::move(free_.back());
+    free_.pop_back();
+    return b;
+  }
+  // Reader: waits while `depth` batches wait.
+  void put(std::unique_ptr<write_batch> b) {
+    std::unique_lock<std::mutex> l(mutex_);
+    changed_.wait(l, [&] { return stopped_ || full_.size() < depth_; });
+    if (stopped_) throw stopped{};
+    full_.push_back(std::move(b));
+    changed_.notify_all();
+  }
+  // Reader: no more batches; `failure` says why, if the log could not be read.
+  void close(std::exception_ptr failure = nullptr) {
+    std::lock_guard<std::mutex> l(mutex_);
+    closed_ = true;
+    failure_ = std::move(failure);
+    changed_.notify_all();
+  }
+
+  // Applier: the next batch, or null once the reader is done (rethrowing
+  // what stopped it).
+  std::unique_ptr<write_batch> take() {
+    std::unique_lock<std::mutex> l(mutex_);
+    changed_.wait(l, [&] { return closed_ || !full_.empty(); });
+    if (!full_.empty()) {
+      auto b = std::move(full_.front());
+      full_.pop_front();
+      changed_.notify_all();
+      return b;
+    }
+    if (failure_) std::rethrow_exception(failure_);
+    return nullptr;
+  }
+  void recycle(std::unique_ptr<write_batch> b) {
+    b->clear();
+    std::lock_guard<std::mutex> l(mutex_);
+    free_.push_back(std::move(b));
+  }
+  // Applier: gives up; the reader stops at its next batch.
+  void stop() {
+    std::lock_guard<std::mutex> l(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<write_batch>> full_;
+  std::vector<std::unique_ptr<write_batch>> free_;
+  bool closed_ = false, stopped_ = false;
+  std::exception_ptr failure_;
 };
 
 }  // namespace
@@ -336,47 +427,82 @@ void engine::recover(const engine_options& options) {
     }
     add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0);
   }
+  // Reads only tables_, which no longer changes, and the tables' names and kinds.
   const auto table_of = [&](std::uint32_t id) -> table& {
     if (id >= tables_.size()) {
       throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
     }
     return *tables_[id];
   };
-
   std::uint64_t snapshot = 0;
-  if (const auto newest = durability::newest_checkpoint(dir)) {
-    snapshot = *newest;
-    checkpoint_load load;
-    const durability::checkpoint_info info = durability::read_checkpoint(
-        dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
-          try {
-            load.add(table_of(id), key, value, snapshot);
-          } catch (const log_corruption& e) {
-            throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
-          }
-        });
-    load.finish();
-    recovery_.checkpoint = snapshot;
-    recovery_.checkpoint_records = info.records;
-    recovery_.checkpoint_bytes = info.bytes;
-  }
-  const auto log_start = std::chrono::steady_clock::now();
-  recovery_.checkpoint_seconds = std::chrono::duration<double>(log_start - start).count();
-  replay_batch batch;
-  const durability::log_replay replay = durability::replay_log(
-      dir, snapshot,
-      [&](const durability::logged_transaction& t) {
+  const std::optional<std::uint64_t> newest = durability::newest_checkpoint(dir);
+  if (newest) snapshot = *newest;
+
+  // The log is read, checked and decoded on a thread of its own, while the
+  // checkpoint loads and while the batches before apply.
+  batch_handoff handoff(2);
+  durability::log_replay replay;
+  double log_read_seconds = 0;
+  std::thread reader([&] {
+    try {
+      auto batch = handoff.empty_batch();
+      auto busy_since = std::chrono::steady_clock::now();
+      const auto hand_over = [&] {
+        log_read_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since).count();
+        handoff.put(std::move(batch));
+        batch = handoff.empty_batch();
+        busy_since = std::chrono::steady_clock::now();
+      };
+      replay = durability::replay_log(dir, snapshot, [&](const durability::logged_transaction& t) {
         try {
-          batch.add(t, table_of);
+          batch->add(t, table_of);
         } catch (const log_corruption& e) {
           throw log_corruption(fmt::format("the log's commit {}: {}", t.commit, e.what()));
         }
-      },
-      true);
-  batch.apply();
-  recovery_.replay_seconds = batch.seconds();
-  recovery_.log_read_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - log_start).count() - batch.seconds();
+        if (batch->full()) hand_over();
+      });
+      if (!batch->empty()) hand_over();
+      handoff.close();
+    } catch (const batch_handoff::stopped&) {
+      handoff.close();
+    } catch (...) {
+      handoff.close(std::current_exception());
+    }
+  });
+  try {
+    if (newest) {
+      checkpoint_load load;
+      const durability::checkpoint_info info = durability::read_checkpoint(
+          dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
+            try {
+              load.add(table_of(id), key, value, snapshot);
+            } catch (const log_corruption& e) {
+              throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
+            }
+          });
+      load.finish();
+      recovery_.checkpoint = snapshot;
+      recovery_.checkpoint_records = info.records;
+      recovery_.checkpoint_bytes = info.bytes;
+    }
+    recovery_.checkpoint_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    batch_applier applier;
+    while (auto batch = handoff.take()) {
+      applier.apply(*batch);
+      handoff.recycle(std::move(batch));
+    }
+    recovery_.replay_seconds = applier.seconds();
+  } catch (...) {
+    handoff.stop();
+    reader.join();
+    throw;
+  }
+  reader.join();
+  // Only now that everything read is sound: nothing is written on a failure.
+  durability::cut_torn_tail(dir, replay);
+  recovery_.log_read_seconds = log_read_seconds;
   recovery_.log_transactions = replay.applied;
   recovery_.log_discarded = replay.discarded;
   recovery_.log_bytes = replay.bytes;

@@ -41,6 +41,11 @@ log_scan read_log_groups(const std::filesystem::path& directory,
                          const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
                          bool cut_torn_tail = false);
 
+// Truncates the torn tail a scan found (if any), durably: a tail that came
+// back after a power loss would sit in the middle of the log once more
+// groups follow.
+void cut_torn_tail(const std::filesystem::path& directory, const log_scan& scan);
+
 // Every logged transaction, counted or not.
 log_scan read_log(const std::filesystem::path& directory,
                   const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail = false);
