@@ -68,13 +68,6 @@ std::size_t read_some(int fd, char* out, std::size_t bytes, const std::string& w
   }
 }
 
-void read_ahead(const std::filesystem::path& path) noexcept {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED));
-  ::close(fd);
-}
-
 void sync_directory(const std::filesystem::path& directory) {
   const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw_errno("cannot open directory " + directory.string());

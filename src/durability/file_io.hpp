@@ -23,10 +23,6 @@ void read_file(const std::filesystem::path& path, std::string& bytes);
 // Reads up to `bytes` bytes into `out`; 0 at the end of the file.
 std::size_t read_some(int fd, char* out, std::size_t bytes, const std::string& what);
 
-// Asks the kernel to start reading the file into the page cache, so that a
-// later read_file finds it there (a hint: nothing happens on failure).
-void read_ahead(const std::filesystem::path& path) noexcept;
-
 // Makes the names of files created or renamed in `directory` durable.
 void sync_directory(const std::filesystem::path& directory);
 

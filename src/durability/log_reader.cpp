@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <future>
+#include <string>
 #include <vector>
 
 #include "file_io.hpp"
@@ -53,13 +55,25 @@ log_scan read_log_groups(const std::filesystem::path& directory,
   std::sort(segments.begin(), segments.end());
   log_scan scan;
   std::vector<logged_transaction> transactions;  // of a group, reused
-  std::string bytes;                             // a segment, reused
+  // A segment, and the next one, read on another thread while this one is
+  // decoded (the kernel's readahead takes far less than a segment ahead).
+  std::string bytes, next_bytes;
+  std::future<void> next_read;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
     const bool last = s + 1 == segments.size();
-    if (!last) detail::read_ahead(segments[s + 1].second);  // from the disk while this one is decoded
-    detail::read_file(path, bytes);
+    if (next_read.valid()) {
+      next_read.get();
+      bytes.swap(next_bytes);
+    } else {
+      detail::read_file(path, bytes);
+    }
+    if (!last) {
+      next_read = std::async(std::launch::async, [&next_bytes, next = segments[s + 1].second] {
+        detail::read_file(next, next_bytes);
+      });
+    }
     const std::string_view all(bytes);
     ++scan.segments;
     scan.segment_commits.emplace_back(segments[s].first, 0);
