@@ -97,19 +97,64 @@ byte_key bytes_key(const table& t, std::string_view key) {
   return byte_key(key);
 }
 
+// A checkpoint's records as the thread that reads the checkpoint decodes
+// them, each with its version already made: versions are most of the memory
+// a checkpoint fills, and the thread that first touches memory pays for it.
+class record_batch {
+ public:
+  static constexpr std::size_t capacity = std::size_t{1} << 16;
+
+  record_batch() = default;
+  record_batch(const record_batch&) = delete;
+  record_batch& operator=(const record_batch&) = delete;
+  // Frees the versions no table took (recovery failed).
+  ~record_batch() {
+    for (auto& r : integer_) {
+      if (r.v != nullptr) version::destroy(r.v);
+    }
+    for (auto& r : bytes_) {
+      if (r.v != nullptr) version::destroy(r.v);
+    }
+  }
+
+  void add(table& t, std::string_view key, std::string_view value, std::uint64_t stamp) {
+    if (t.keys() == key_kind::integer) {
+      const std::uint64_t k = integer_key(t, key);
+      integer_.push_back({&t, k, version::make(stamp, nullptr, value, false)});
+    } else {
+      const byte_key k = bytes_key(t, key);
+      bytes_.push_back({&t, k, version::make(stamp, nullptr, value, false)});
+    }
+  }
+  bool full() const noexcept { return integer_.size() + bytes_.size() >= capacity; }
+  bool empty() const noexcept { return integer_.empty() && bytes_.empty(); }
+  // Once every version has been taken.
+  void clear() noexcept {
+    integer_.clear();
+    bytes_.clear();
+  }
+
+ private:
+  friend class checkpoint_load;
+  template <class Key>
+  struct made {
+    table* t;
+    Key key;
+    version* v;  // null once a table took it
+  };
+  std::vector<made<std::uint64_t>> integer_;
+  std::vector<made<byte_key>> bytes_;
+};
+
 // A checkpoint's records, table by table: while a table's keys come in
 // increasing order its index is loaded leaf after leaf; from the first key
 // out of order on, the rest are inserted one by one.
 class checkpoint_load {
  public:
-  void add(table& t, std::string_view key, std::string_view value, std::uint64_t stamp) {
-    if (t.id() >= loads_.size()) loads_.resize(t.id() + 1);
-    per_table& p = loads_[t.id()];
-    if (t.keys() == key_kind::integer) {
-      add(t, p.integer, integer_key(t, key), value, stamp);
-    } else {
-      add(t, p.bytes, bytes_key(t, key), value, stamp);
-    }
+  // Takes every version of the batch.
+  void add(record_batch& batch) {
+    for (auto& r : batch.integer_) add(r);
+    for (auto& r : batch.bytes_) add(r);
   }
 
   // Publishes every loaded index.
@@ -134,21 +179,43 @@ class checkpoint_load {
   };
 
   template <class Key>
-  void add(table& t, std::unique_ptr<in_order<Key>>& load, const Key& key, std::string_view value,
-           std::uint64_t stamp) {
+  std::unique_ptr<in_order<Key>>& load_of(per_table& p) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+      return p.integer;
+    } else {
+      return p.bytes;
+    }
+  }
+
+  template <class Key>
+  void add(record_batch::made<Key>& r) {
+    table& t = *r.t;
+    version* const v = std::exchange(r.v, nullptr);
+    if (t.id() >= loads_.size()) loads_.resize(t.id() + 1);
     per_table& p = loads_[t.id()];
+    std::unique_ptr<in_order<Key>>& load = load_of<Key>(p);
     if (!p.out_of_order && !load) load = std::make_unique<in_order<Key>>(t.index_of<Key>());
-    if (!p.out_of_order && load->last && !(*load->last < key)) {
+    if (!p.out_of_order && load->last && !(*load->last < r.key)) {
       load->load.finish();  // the keys loaded so far are a tree; the rest go in one by one
       load.reset();
       p.out_of_order = true;
     }
-    if (p.out_of_order) {
-      restore(t, key, value, stamp, false);
+    const auto take = [&] {
+      const oid_t oid = t.allocate_oid();
+      t.remember_key(oid, r.key);
+      t.head(oid).store(v, std::memory_order_release);
+      return oid;
+    };
+    if (!p.out_of_order) {
+      load->load.add(r.key, take());
+      load->last = r.key;
       return;
     }
-    load->load.add(key, add_record(t, key, value, stamp, false));
-    load->last = key;
+    const auto done = t.index_of<Key>().insert_if_absent(r.key, take);
+    if (!done.inserted) {  // a key twice: the later record wins
+      replace(t, done.value, v->value(), v->stamp.load(std::memory_order_relaxed), false);
+      version::destroy(v);
+    }
   }
 
   std::vector<per_table> loads_;
@@ -346,25 +413,26 @@ class batch_applier {
   double seconds_ = 0;
 };
 
-// Batches on their way from the thread that reads the log to the one that
+// Batches on their way from a thread that reads a file to the one that
 // applies them: at most `depth` wait, and applied ones go back to be filled
 // again (their memory is already the process's).
-class batch_handoff {
+struct stopped {};  // thrown at a reader whose applier gave up
+template <class Batch>
+class handoff {
  public:
-  explicit batch_handoff(std::size_t depth) : depth_(depth) {}
+  explicit handoff(std::size_t depth) : depth_(depth) {}
 
   // Reader: a batch to fill. Throws `stopped` once the applier has given up.
-  struct stopped {};
-  std::unique_ptr<write_batch> empty_batch() {
+  std::unique_ptr<Batch> empty_batch() {
     std::unique_lock<std::mutex> l(mutex_);
     if (stopped_) throw stopped{};
-    if (free_.empty()) return std::make_unique<write_batch>();
+    if (free_.empty()) return std::make_unique<Batch>();
     auto b = std::move(free_.back());
     free_.pop_back();
     return b;
   }
   // Reader: waits while `depth` batches wait.
-  void put(std::unique_ptr<write_batch> b) {
+  void put(std::unique_ptr<Batch> b) {
     std::unique_lock<std::mutex> l(mutex_);
     changed_.wait(l, [&] { return stopped_ || full_.size() < depth_; });
     if (stopped_) throw stopped{};
@@ -381,7 +449,7 @@ class batch_handoff {
 
   // Applier: the next batch, or null once the reader is done (rethrowing
   // what stopped it).
-  std::unique_ptr<write_batch> take() {
+  std::unique_ptr<Batch> take() {
     std::unique_lock<std::mutex> l(mutex_);
     changed_.wait(l, [&] { return closed_ || !full_.empty(); });
     if (!full_.empty()) {
@@ -393,7 +461,7 @@ class batch_handoff {
     if (failure_) std::rethrow_exception(failure_);
     return nullptr;
   }
-  void recycle(std::unique_ptr<write_batch> b) {
+  void recycle(std::unique_ptr<Batch> b) {
     b->clear();
     std::lock_guard<std::mutex> l(mutex_);
     free_.push_back(std::move(b));
@@ -409,8 +477,8 @@ class batch_handoff {
   std::size_t depth_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::unique_ptr<write_batch>> full_;
-  std::vector<std::unique_ptr<write_batch>> free_;
+  std::deque<std::unique_ptr<Batch>> full_;
+  std::vector<std::unique_ptr<Batch>> free_;
   bool closed_ = false, stopped_ = false;
   std::exception_ptr failure_;
 };
@@ -438,20 +506,52 @@ void engine::recover(const engine_options& options) {
   const std::optional<std::uint64_t> newest = durability::newest_checkpoint(dir);
   if (newest) snapshot = *newest;
 
-  // The log is read, checked and decoded on a thread of its own, while the
-  // checkpoint loads and while the batches before apply.
-  batch_handoff handoff(2);
+  // Two threads read, check and decode the files while this one applies
+  // what they hand over: one the checkpoint (making its versions), one the
+  // log, which starts at once and runs ahead while the checkpoint loads.
+  // Either hands over a failure in place of the rest.
+  handoff<record_batch> records(4);
+  durability::checkpoint_info checkpoint;
+  std::thread checkpoint_reader;
+  if (newest) {
+    checkpoint_reader = std::thread([&] {
+      try {
+        auto batch = records.empty_batch();
+        checkpoint = durability::read_checkpoint(
+            dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
+              try {
+                batch->add(table_of(id), key, value, snapshot);
+              } catch (const log_corruption& e) {
+                throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
+              }
+              if (batch->full()) {
+                records.put(std::move(batch));
+                batch = records.empty_batch();
+              }
+            });
+        if (!batch->empty()) records.put(std::move(batch));
+        records.close();
+      } catch (const stopped&) {
+        records.close();
+      } catch (...) {
+        records.close(std::current_exception());
+      }
+    });
+  } else {
+    records.close();
+  }
+  handoff<write_batch> writes(2);
   durability::log_replay replay;
   double log_read_seconds = 0;
-  std::thread reader([&] {
+  std::thread log_reader([&] {
     try {
-      auto batch = handoff.empty_batch();
+      auto batch = writes.empty_batch();
       auto busy_since = std::chrono::steady_clock::now();
       const auto hand_over = [&] {
         log_read_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since).count();
-        handoff.put(std::move(batch));
-        batch = handoff.empty_batch();
+        writes.put(std::move(batch));
+        batch = writes.empty_batch();
         busy_since = std::chrono::steady_clock::now();
       };
       replay = durability::replay_log(dir, snapshot, [&](const durability::logged_transaction& t) {
@@ -463,43 +563,45 @@ void engine::recover(const engine_options& options) {
         if (batch->full()) hand_over();
       });
       if (!batch->empty()) hand_over();
-      handoff.close();
-    } catch (const batch_handoff::stopped&) {
-      handoff.close();
+      writes.close();
+    } catch (const stopped&) {
+      writes.close();
     } catch (...) {
-      handoff.close(std::current_exception());
+      writes.close(std::current_exception());
     }
   });
+  const auto join = [&] {
+    if (checkpoint_reader.joinable()) checkpoint_reader.join();
+    log_reader.join();
+  };
   try {
+    checkpoint_load load;
+    while (auto batch = records.take()) {
+      load.add(*batch);
+      records.recycle(std::move(batch));
+    }
+    load.finish();
     if (newest) {
-      checkpoint_load load;
-      const durability::checkpoint_info info = durability::read_checkpoint(
-          dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
-            try {
-              load.add(table_of(id), key, value, snapshot);
-            } catch (const log_corruption& e) {
-              throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
-            }
-          });
-      load.finish();
+      checkpoint_reader.join();
       recovery_.checkpoint = snapshot;
-      recovery_.checkpoint_records = info.records;
-      recovery_.checkpoint_bytes = info.bytes;
+      recovery_.checkpoint_records = checkpoint.records;
+      recovery_.checkpoint_bytes = checkpoint.bytes;
     }
     recovery_.checkpoint_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     batch_applier applier;
-    while (auto batch = handoff.take()) {
+    while (auto batch = writes.take()) {
       applier.apply(*batch);
-      handoff.recycle(std::move(batch));
+      writes.recycle(std::move(batch));
     }
     recovery_.replay_seconds = applier.seconds();
   } catch (...) {
-    handoff.stop();
-    reader.join();
+    records.stop();
+    writes.stop();
+    join();
     throw;
   }
-  reader.join();
+  join();
   // Only now that everything read is sound: nothing is written on a failure.
   durability::cut_torn_tail(dir, replay);
   recovery_.log_read_seconds = log_read_seconds;
