@@ -58,8 +58,10 @@ struct recovery_report {
   std::uint64_t torn_bytes = 0;        // the torn tail cut off the last segment
   std::uint64_t last_commit = 0;       // the clock starts after it
   double seconds = 0;
-  // Where the seconds went: loading the checkpoint; reading, checking and
-  // decoding the log (one thread); applying its writes (on every core).
+  // Where the seconds went, in parts that overlap: until the checkpoint was
+  // loaded; reading, checking and decoding the log (its own thread, time
+  // spent waiting for the replay left out); applying its writes (on every
+  // core).
   double checkpoint_seconds = 0, log_read_seconds = 0, replay_seconds = 0;
 };
 
