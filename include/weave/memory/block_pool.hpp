@@ -9,13 +9,18 @@
 // list. Blocks are carved from 64 KiB chunks that live until the process
 // ends (from an arena that turns to huge pages as it grows: a table of
 // gigabytes of versions read at random should not pay a page walk per
-// version), and a thread that exits hands its free blocks to the pool's
-// depot, so threads that come and go reuse memory instead of growing it.
+// version). Free blocks move between threads through the pool's depot, in
+// counted batches: a thread whose list of a class grows past a few chunks'
+// worth hands the list over, and so does a thread that exits; a thread with
+// none takes a batch before it carves a new chunk. So memory freed by one
+// thread is reused by the others (recovery makes versions on one thread;
+// the engine frees them on another), instead of growing.
 // Blocks larger than the largest class fall back to operator new.
 
 #include <cstddef>
 #include <mutex>
 #include <new>
+#include <vector>
 
 #include "weave/memory/chunk_arena.hpp"
 
@@ -32,6 +37,7 @@ class block_pool {
     if (c >= class_count) return ::operator new(bytes);
     if (block* b = free_[c]) {
       free_[c] = b->next;
+      --count_[c];
       return b;
     }
     return refill(c);
@@ -46,21 +52,38 @@ class block_pool {
     auto* b = static_cast<block*>(p);
     b->next = free_[c];
     free_[c] = b;
+    if (++count_[c] >= release_blocks(c)) release(c);
+  }
+
+  // Chunks carved so far (for tests: memory that is reused carves none).
+  static std::size_t chunks() {
+    depot& d = depot::instance();
+    std::lock_guard lock(d.mutex);
+    return d.carved;
   }
 
  private:
   struct block {
     block* next;
   };
+  struct batch {
+    block* head;
+    std::size_t count;
+  };
   static constexpr std::size_t chunk_bytes = 64 * 1024;
 
   static constexpr std::size_t class_of(std::size_t bytes) noexcept { return (bytes - 1) / granule; }
+  // A thread keeps up to four chunks' worth of a class before handing them over.
+  static constexpr std::size_t release_blocks(std::size_t c) noexcept {
+    return 4 * (chunk_bytes / ((c + 1) * granule));
+  }
 
-  // Owns every chunk and the blocks that exited threads left behind.
+  // Owns every chunk and the batches of free blocks threads handed over.
   struct depot {
     std::mutex mutex;
     chunk_arena chunks{chunk_bytes};
-    block* lists[class_count] = {};
+    std::vector<batch> batches[class_count];
+    std::size_t carved = 0;
 
     static depot& instance() {
       // Never destroyed: blocks of detached threads may outlive static destructors.
@@ -69,51 +92,71 @@ class block_pool {
     }
   };
 
+  // Hands the thread's free list of class c to the depot, as one batch.
+  [[gnu::noinline]] static void release(std::size_t c) noexcept {
+    arm();
+    hand_over(c);
+  }
+  static void hand_over(std::size_t c) noexcept {
+    if (free_[c] == nullptr) return;
+    depot& d = depot::instance();
+    {
+      std::lock_guard lock(d.mutex);
+      try {
+        d.batches[c].push_back({free_[c], count_[c]});
+      } catch (...) {
+        return;  // no memory for the depot's record: the thread keeps its blocks
+      }
+    }
+    free_[c] = nullptr;
+    count_[c] = 0;
+  }
+
   // Returns the exiting thread's free blocks to the depot.
   struct thread_exit {
     bool armed = false;
     ~thread_exit() {
       if (!armed) return;
-      depot& d = depot::instance();
-      std::lock_guard lock(d.mutex);
-      for (std::size_t c = 0; c < class_count; ++c) {
-        block* list = free_[c];
-        if (list == nullptr) continue;
-        block* tail = list;
-        while (tail->next != nullptr) tail = tail->next;
-        tail->next = d.lists[c];
-        d.lists[c] = list;
-        free_[c] = nullptr;
-      }
+      for (std::size_t c = 0; c < class_count; ++c) hand_over(c);
     }
   };
-
-  // Slow path: take the depot's blocks of the class or carve a new chunk.
-  [[gnu::noinline]] static void* refill(std::size_t c) {
+  // Makes sure the thread's blocks go back to the depot when it exits.
+  static void arm() noexcept {
     thread_local thread_exit on_exit;
     on_exit.armed = true;
+  }
+
+  // Slow path: take a batch from the depot or carve a new chunk.
+  [[gnu::noinline]] static void* refill(std::size_t c) {
+    arm();
     depot& d = depot::instance();
     {
       std::lock_guard lock(d.mutex);
-      if (d.lists[c] != nullptr) {
-        free_[c] = d.lists[c];
-        d.lists[c] = nullptr;
+      if (!d.batches[c].empty()) {
+        const batch b = d.batches[c].back();
+        d.batches[c].pop_back();
+        free_[c] = b.head;
+        count_[c] = b.count;
       } else {
         const std::size_t size = (c + 1) * granule;
         auto* base = static_cast<std::byte*>(d.chunks.allocate(chunk_bytes, alignof(std::max_align_t)));
+        ++d.carved;
         for (std::size_t off = 0; off + size <= chunk_bytes; off += size) {
           auto* b = reinterpret_cast<block*>(base + off);
           b->next = free_[c];
           free_[c] = b;
+          ++count_[c];
         }
       }
     }
     block* b = free_[c];
     free_[c] = b->next;
+    --count_[c];
     return b;
   }
 
   static inline thread_local constinit block* free_[class_count] = {};
+  static inline thread_local constinit std::size_t count_[class_count] = {};
 };
 
 }  // namespace weave
