@@ -43,6 +43,10 @@ bool valid_group_after(std::string_view bytes, std::size_t from) {
   return false;
 }
 
+// Segments at least this large are read on another thread while the one
+// before is decoded; a smaller one costs less to read than a thread.
+constexpr std::uintmax_t read_ahead_bytes = std::uintmax_t{1} << 20;
+
 }  // namespace
 
 log_scan read_log_groups(const std::filesystem::path& directory,
@@ -69,7 +73,8 @@ log_scan read_log_groups(const std::filesystem::path& directory,
     } else {
       detail::read_file(path, bytes);
     }
-    if (!last) {
+    std::error_code ec;
+    if (!last && std::filesystem::file_size(segments[s + 1].second, ec) >= read_ahead_bytes) {
       next_read = std::async(std::launch::async, [&next_bytes, next = segments[s + 1].second] {
         detail::read_file(next, next_bytes);
       });

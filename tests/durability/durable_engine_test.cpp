@@ -236,7 +236,8 @@ TEST(durable_engine_files, replay_keeps_the_last_write_of_each_key) {
 // Large enough for every path of recovery: a checkpoint whose keys come in
 // order (the index is loaded leaf by leaf) and one whose keys stop being in
 // order halfway (the rest are inserted); a log whose writes a sorted batch
-// splits between threads, with new keys, removals and values that change size.
+// splits between threads, with new keys, removals and values that change
+// size, in segments read ahead.
 TEST(durable_engine_files, recovery_at_scale_matches_an_oracle) {
   temp_dir dir;
   oracle model;
@@ -246,8 +247,10 @@ TEST(durable_engine_files, recovery_at_scale_matches_an_oracle) {
     return std::string(8 + (k + rng()) % 3 * 8, char('a' + rng() % 26));
   };
   std::size_t in_checkpoint = 0;
+  auto options = options_for(durability_mode::async);
+  options.log.segment_bytes = 2 << 20;  // segments large enough to be read ahead on another thread
   {
-    auto e = engine::open(dir.path, options_for(durability_mode::async));
+    auto e = engine::open(dir.path, options);
     table& ordered = e->create_table("ordered", key_kind::integer);
     table& scattered = e->create_table("scattered", key_kind::integer);
     table& names = e->create_table("names", key_kind::bytes);
@@ -302,7 +305,7 @@ TEST(durable_engine_files, recovery_at_scale_matches_an_oracle) {
     });
     ASSERT_EQ(contents(*e), model);
   }
-  auto e = engine::open(dir.path, options_for(durability_mode::async));
+  auto e = engine::open(dir.path, options);
   EXPECT_EQ(e->recovery().checkpoint_records, in_checkpoint);
   EXPECT_EQ(e->recovery().log_transactions, 400u);
   EXPECT_EQ(contents(*e), model);
