@@ -49,9 +49,10 @@ constexpr std::uintmax_t read_ahead_bytes = std::uintmax_t{1} << 20;
 
 }  // namespace
 
-log_scan read_log_groups(const std::filesystem::path& directory,
-                         const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
-                         bool cut_torn_tail) {
+log_scan read_log_groups(
+    const std::filesystem::path& directory,
+    const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
+    bool cut_tail) {
   std::vector<std::pair<std::uint64_t, std::filesystem::path>> segments;
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     if (const std::uint64_t n = segment_number(entry.path().filename().string())) segments.emplace_back(n, entry.path());
@@ -97,7 +98,6 @@ log_scan read_log_groups(const std::filesystem::path& directory,
         scan.torn_segment = name;
         scan.torn_offset = at;
         scan.torn_bytes = all.size() - at;
-        if (cut_torn_tail) cut(path, at);
         break;
       }
       try {
@@ -117,6 +117,7 @@ log_scan read_log_groups(const std::filesystem::path& directory,
       at += g.bytes;
     }
   }
+  if (cut_tail) cut_torn_tail(directory, scan);
   return scan;
 }
 
@@ -125,7 +126,7 @@ void cut_torn_tail(const std::filesystem::path& directory, const log_scan& scan)
 }
 
 log_scan read_log(const std::filesystem::path& directory,
-                  const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail) {
+                  const std::function<void(const logged_transaction&)>& each, bool cut_tail) {
   return read_log_groups(
       directory,
       [&](const group_view&, const std::vector<logged_transaction>& transactions) {
@@ -133,7 +134,7 @@ log_scan read_log(const std::filesystem::path& directory,
           for (const logged_transaction& t : transactions) each(t);
         }
       },
-      cut_torn_tail);
+      cut_tail);
 }
 
 namespace {
@@ -150,7 +151,7 @@ struct held_transaction {
 }  // namespace
 
 log_replay replay_log(const std::filesystem::path& directory, std::uint64_t after,
-                      const std::function<void(const logged_transaction&)>& apply, bool cut_torn_tail) {
+                      const std::function<void(const logged_transaction&)>& apply) {
   log_replay out;
   std::uint64_t through = 0;
   // Few: the commits in flight when a group was gathered.
@@ -162,8 +163,7 @@ log_replay replay_log(const std::filesystem::path& directory, std::uint64_t afte
     ++out.applied;
   };
   static_cast<log_scan&>(out) = read_log_groups(
-      directory,
-      [&](const group_view& g, const std::vector<logged_transaction>& transactions) {
+      directory, [&](const group_view& g, const std::vector<logged_transaction>& transactions) {
         if (g.restart) {
           out.discarded += held.size();
           held.clear();
@@ -190,8 +190,7 @@ log_replay replay_log(const std::filesystem::path& directory, std::uint64_t afte
           release(h);
           return true;
         });
-      },
-      cut_torn_tail);
+      });
   out.discarded += held.size();
   return out;
 }

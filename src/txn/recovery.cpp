@@ -60,12 +60,12 @@ void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, b
   if (head != nullptr) version::destroy(head);
 }
 
-// A new record with its one version.
+// A new record whose one version is `v`.
 template <class Key>
-oid_t add_record(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
+oid_t add_record(table& t, const Key& key, version* v) {
   const oid_t oid = t.allocate_oid();
   t.remember_key(oid, key);
-  t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_release);
+  t.head(oid).store(v, std::memory_order_release);
   return oid;
 }
 
@@ -73,7 +73,7 @@ oid_t add_record(table& t, const Key& key, std::string_view value, std::uint64_t
 template <class Key>
 void restore(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
   const auto done = t.index_of<Key>().insert_if_absent(
-      key, [&] { return add_record(t, key, value, stamp, tombstone); },
+      key, [&] { return add_record(t, key, version::make(stamp, nullptr, value, tombstone)); },
       [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
   if (!done.inserted) replace(t, done.value, value, stamp, tombstone);
 }
@@ -160,26 +160,20 @@ class checkpoint_load {
   // Publishes every loaded index.
   void finish() {
     for (per_table& p : loads_) {
-      if (p.integer) p.integer->load.finish();
-      if (p.bytes) p.bytes->load.finish();
+      if (p.integer) p.integer->finish();
+      if (p.bytes) p.bytes->finish();
     }
   }
 
  private:
-  template <class Key>
-  struct in_order {
-    explicit in_order(basic_olc_btree<Key>& tree) : load(tree) {}
-    typename basic_olc_btree<Key>::loader load;
-    std::optional<Key> last;
-  };
   struct per_table {
-    std::unique_ptr<in_order<std::uint64_t>> integer;
-    std::unique_ptr<in_order<byte_key>> bytes;
+    std::optional<olc_btree::loader> integer;
+    std::optional<olc_string_btree::loader> bytes;
     bool out_of_order = false;
   };
 
   template <class Key>
-  std::unique_ptr<in_order<Key>>& load_of(per_table& p) {
+  std::optional<typename basic_olc_btree<Key>::loader>& load_of(per_table& p) {
     if constexpr (std::is_same_v<Key, std::uint64_t>) {
       return p.integer;
     } else {
@@ -193,25 +187,18 @@ class checkpoint_load {
     version* const v = std::exchange(r.v, nullptr);
     if (t.id() >= loads_.size()) loads_.resize(t.id() + 1);
     per_table& p = loads_[t.id()];
-    std::unique_ptr<in_order<Key>>& load = load_of<Key>(p);
-    if (!p.out_of_order && !load) load = std::make_unique<in_order<Key>>(t.index_of<Key>());
-    if (!p.out_of_order && load->last && !(*load->last < r.key)) {
-      load->load.finish();  // the keys loaded so far are a tree; the rest go in one by one
+    auto& load = load_of<Key>(p);
+    if (!p.out_of_order && !load) load.emplace(t.index_of<Key>());
+    if (!p.out_of_order) {
+      if (const auto last = load->last(); !last || *last < r.key) {
+        load->add(r.key, add_record(t, r.key, v));
+        return;
+      }
+      load->finish();  // the keys loaded so far are a tree; the rest go in one by one
       load.reset();
       p.out_of_order = true;
     }
-    const auto take = [&] {
-      const oid_t oid = t.allocate_oid();
-      t.remember_key(oid, r.key);
-      t.head(oid).store(v, std::memory_order_release);
-      return oid;
-    };
-    if (!p.out_of_order) {
-      load->load.add(r.key, take());
-      load->last = r.key;
-      return;
-    }
-    const auto done = t.index_of<Key>().insert_if_absent(r.key, take);
+    const auto done = t.index_of<Key>().insert_if_absent(r.key, [&] { return add_record(t, r.key, v); });
     if (!done.inserted) {  // a key twice: the later record wins
       replace(t, done.value, v->value(), v->stamp.load(std::memory_order_relaxed), false);
       version::destroy(v);

@@ -33,13 +33,14 @@ struct log_scan {
 
 // Calls `each` for every complete group with its transactions, in log
 // order. A torn tail (an incomplete or damaged group after which nothing
-// valid follows, in the last segment) ends the log; with `cut_torn_tail` it
+// valid follows, in the last segment) ends the log; with `cut_tail` it
 // is truncated away, so that nothing is appended after garbage. Damage
 // anywhere else throws log_corruption naming the segment and the byte
 // offset; I/O errors throw std::system_error.
-log_scan read_log_groups(const std::filesystem::path& directory,
-                         const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
-                         bool cut_torn_tail = false);
+log_scan read_log_groups(
+    const std::filesystem::path& directory,
+    const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
+    bool cut_tail = false);
 
 // Truncates the torn tail a scan found (if any), durably: a tail that came
 // back after a power loss would sit in the middle of the log once more
@@ -48,7 +49,7 @@ void cut_torn_tail(const std::filesystem::path& directory, const log_scan& scan)
 
 // Every logged transaction, counted or not.
 log_scan read_log(const std::filesystem::path& directory,
-                  const std::function<void(const logged_transaction&)>& each, bool cut_torn_tail = false);
+                  const std::function<void(const logged_transaction&)>& each, bool cut_tail = false);
 
 struct log_replay : log_scan {
   std::uint64_t applied = 0;    // transactions handed to `apply`
@@ -59,7 +60,9 @@ struct log_replay : log_scan {
 // checkpoint's snapshot) that a group's `through` reached before the next
 // restart (log_format.hpp). Each is handed to `apply` once, as soon as it
 // counts, which is not commit order: the later commit of a key must win.
+// Nothing is cut: the caller cuts the torn tail (cut_torn_tail) once the
+// whole recovery has read soundly.
 log_replay replay_log(const std::filesystem::path& directory, std::uint64_t after,
-                      const std::function<void(const logged_transaction&)>& apply, bool cut_torn_tail = false);
+                      const std::function<void(const logged_transaction&)>& apply);
 
 }  // namespace weave::durability
