@@ -65,6 +65,27 @@ double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses) const {
          static_cast<double>(steps * chains);
 }
 
+double mlp_probe::ns_per_prefetched_miss(std::size_t distance, std::size_t misses) const {
+  if (distance > 1024) throw std::invalid_argument("the prefetch distance must be at most 1024");
+  const line* l = impl_->lines.data();
+  const std::size_t n = impl_->lines.size();
+  misses = std::max<std::size_t>(misses, 1);
+  std::vector<std::uint64_t> order(misses + distance);
+  std::mt19937_64 rng(distance + 1);
+  for (auto& o : order) o = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  std::uint64_t at = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < misses; ++i) {
+    if (distance > 0) __builtin_prefetch(&l[order[i + distance]], 0, 3);
+    // `next` is below n < 2^58, so the shift adds 0; but the address waits
+    // for the load before it, so the loads do not overlap.
+    at = l[order[i] + (at >> 58)].next;
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  if (at == ~std::uint64_t{0}) std::fprintf(stderr, " ");  // keeps the walk observable
+  return std::chrono::duration<double, std::nano>(stop - start).count() / static_cast<double>(misses);
+}
+
 double best_ns_per_miss(const mlp_probe& probe, std::size_t* best_chains) {
   double best = 1e300;
   for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u}) {

@@ -16,13 +16,17 @@ namespace weave::cli {
 
 namespace {
 
-// The value after "key<tabs>: " on the first such line of /proc/cpuinfo.
+// The value after "key<tabs>: " on the first such line of /proc/cpuinfo
+// ("model" is not "model name").
 std::string cpuinfo(const std::string& key) {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key, 0) != 0) continue;
     const std::size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    if (colon == std::string::npos) continue;
+    const std::size_t end = line.find_last_not_of(" \t", colon == 0 ? 0 : colon - 1);
+    if (end == std::string::npos || line.compare(0, end + 1, key) != 0 || end + 1 != key.size()) continue;
+    const std::size_t value = line.find_first_not_of(' ', colon + 1);
+    return value == std::string::npos ? std::string{} : line.substr(value);
   }
   return "unknown";
 }
@@ -58,6 +62,9 @@ nlohmann::ordered_json bench_context(std::size_t threads) {
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   c["host"] = host;
   c["cpu"] = cpuinfo("model name");
+  // Two VMs may both say "AMD EPYC": family and model tell Zen 4 (25, 17) from Zen 5 (26, 2).
+  c["cpu_family"] = cpuinfo("cpu family");
+  c["cpu_model"] = cpuinfo("model");
   c["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
   c["cpus_allowed"] = machine::allowed_cpus();
   nlohmann::ordered_json used = nlohmann::ordered_json::array();
@@ -83,9 +90,10 @@ nlohmann::ordered_json bench_context(std::size_t threads) {
 std::string describe_context(const nlohmann::ordered_json& context) {
   const auto& c = context["context"];
   const auto mib = [](std::size_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
-  return fmt::format("{} on {} ({} CPUs allowed), L1d {:.0f} KiB ({}), last-level cache {:.0f} MiB ({}), huge pages {}; "
+  return fmt::format("{} on {} (family {}, model {}; {} CPUs allowed), L1d {:.0f} KiB ({}), last-level cache {:.0f} MiB ({}), huge pages {}; "
                      "weave {} (commit {}), {}, {} build",
-                     c["date"].get<std::string>(), c["cpu"].get<std::string>(), c["cpus_allowed"].size(),
+                     c["date"].get<std::string>(), c["cpu"].get<std::string>(),
+                     c["cpu_family"].get<std::string>(), c["cpu_model"].get<std::string>(), c["cpus_allowed"].size(),
                      mib(c["caches"]["l1d"].get<std::size_t>()) * 1024,
                      c["caches"]["l1d_source"].get<std::string>(), mib(c["caches"]["llc"].get<std::size_t>()),
                      c["caches"]["llc_source"].get<std::string>(),

@@ -144,6 +144,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
   struct mlp_cli {
     std::string bytes = "4Gi";
     std::string chains = "1,2,4,8,12,16,20,24,32,48,64";
+    std::string prefetch_distances;
     std::size_t repeat = 3;
     bool quiet = false;
   };
@@ -153,6 +154,10 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
         ->check(size_value);
   mlp_cmd->add_option("--chains", mlp->chains, "comma-separated chain counts (1..64)")->capture_default_str()
         ->check(size_list);
+  mlp_cmd->add_option("--prefetch-distance", mlp->prefetch_distances,
+                      "comma-separated distances (0..1024): also time one chain of waited-for misses with a "
+                      "software prefetch this many loads ahead (0: none), which shows whether prefetches land")
+      ->check(size_list);
   mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count: a line each, then their aggregates")
       ->capture_default_str();
   mlp_cmd->add_flag("--quiet", mlp->quiet, "no progress on stderr");
@@ -162,19 +167,20 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     const auto chains = parse_sizes(mlp->chains);
     for (std::size_t c : chains)
       if (c < 1 || c > 64) throw std::invalid_argument(fmt::format("chain count {} is outside 1..64", c));
+    const auto distances = mlp->prefetch_distances.empty() ? std::vector<std::size_t>{}
+                                                           : parse_sizes(mlp->prefetch_distances);
+    for (std::size_t d : distances)
+      if (d > 1024) throw std::invalid_argument(fmt::format("prefetch distance {} is outside 0..1024", d));
     bench::check_repeat(mlp->repeat);
     require_memory(bytes, "--bytes");
     print(bench_context(1));
     const mlp_probe probe(bytes, bench::progress_wanted(mlp->quiet));
-    for (std::size_t c : chains) {
-      nlohmann::ordered_json base;
-      base["bench"] = "mlp";
-      base["bytes"] = bytes;
-      base["chains"] = c;
+    // A line per repetition of `time`, then their aggregates.
+    const auto report = [&](nlohmann::ordered_json base, const auto& time) {
       base["repeat"] = mlp->repeat;
       std::vector<double> ns;
       for (std::size_t r = 0; r < mlp->repeat; ++r) {
-        ns.push_back(probe.ns_per_miss(c));
+        ns.push_back(time());
         nlohmann::ordered_json j = base;
         j["run_type"] = "repetition";
         j["repetition"] = r + 1;
@@ -184,6 +190,13 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
       base["run_type"] = "aggregate";
       bench::add_aggregates(base, "ns_per_miss", ns);
       print(base);
+    };
+    for (std::size_t c : chains) {
+      report({{"bench", "mlp"}, {"bytes", bytes}, {"chains", c}}, [&] { return probe.ns_per_miss(c); });
+    }
+    for (std::size_t d : distances) {
+      report({{"bench", "mlp"}, {"probe", "prefetch"}, {"bytes", bytes}, {"chains", 1}, {"prefetch_distance", d}},
+             [&] { return probe.ns_per_prefetched_miss(d); });
     }
     return 0;
   });
