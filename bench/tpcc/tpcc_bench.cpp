@@ -215,9 +215,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       cfg.total.add(run);
       log_use log;
       log.add(meter);
-      cfg.log.bytes += log.bytes;
-      cfg.log.groups += log.groups;
-      cfg.log.write_ns += log.write_ns;
+      cfg.log.add(log);
       chosen_groups groups;
       for (const auto& s : tuned) {
         if (s) groups.add(s->controller());

@@ -60,6 +60,7 @@ log_meter::log_meter(const txn::engine& e) noexcept : e_(e) {
     bytes_ = log->bytes_written();
     groups_ = log->groups_written();
     write_ns_ = log->write_nanoseconds();
+    exposure_ = log->exposure();
   }
 }
 
@@ -67,6 +68,30 @@ std::uint64_t log_meter::bytes() const noexcept { return e_.log() ? e_.log()->by
 std::uint64_t log_meter::groups() const noexcept { return e_.log() ? e_.log()->groups_written() - groups_ : 0; }
 std::uint64_t log_meter::write_ns() const noexcept {
   return e_.log() ? e_.log()->write_nanoseconds() - write_ns_ : 0;
+}
+
+durability::exposure_histogram::counts log_meter::exposure() const noexcept {
+  durability::exposure_histogram::counts out{};
+  if (const auto* log = e_.log()) {
+    out = log->exposure();
+    for (std::size_t b = 0; b < out.size(); ++b) out[b] -= exposure_[b];
+  }
+  return out;
+}
+
+void log_use::add(const log_meter& m) noexcept {
+  bytes += m.bytes();
+  groups += m.groups();
+  write_ns += m.write_ns();
+  const auto e = m.exposure();
+  for (std::size_t b = 0; b < e.size(); ++b) exposure[b] += e[b];
+}
+
+void log_use::add(const log_use& other) noexcept {
+  bytes += other.bytes;
+  groups += other.groups;
+  write_ns += other.write_ns;
+  for (std::size_t b = 0; b < exposure.size(); ++b) exposure[b] += other.exposure[b];
 }
 
 void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const log_use& use, std::size_t commits) {
@@ -77,6 +102,10 @@ void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const l
   j["log_bytes_per_txn"] = commits == 0 ? 0.0 : static_cast<double>(use.bytes) / static_cast<double>(commits);
   j["log_groups"] = use.groups;
   j["log_write_us"] = use.groups == 0 ? 0.0 : static_cast<double>(use.write_ns) / 1e3 / static_cast<double>(use.groups);
+  using h = durability::exposure_histogram;
+  j["log_exposure_us"] = {{"p50", h::percentile_us(use.exposure, 0.5)},
+                          {"p99", h::percentile_us(use.exposure, 0.99)},
+                          {"max", h::percentile_us(use.exposure, 1.0)}};
 }
 
 }  // namespace weave::bench

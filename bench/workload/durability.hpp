@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "weave/durability/exposure.hpp"
 #include "weave/txn/engine.hpp"
 
 namespace weave::bench {
@@ -37,24 +38,27 @@ class log_meter {
   std::uint64_t bytes() const noexcept;
   std::uint64_t groups() const noexcept;
   std::uint64_t write_ns() const noexcept;
+  // Rounds by their worst exposure to a crash (durability/exposure.hpp).
+  durability::exposure_histogram::counts exposure() const noexcept;
 
  private:
   const txn::engine& e_;
   std::uint64_t bytes_ = 0, groups_ = 0, write_ns_ = 0;
+  durability::exposure_histogram::counts exposure_{};
 };
 
 struct log_use {
   std::uint64_t bytes = 0, groups = 0, write_ns = 0;
-  void add(const log_meter& m) noexcept {
-    bytes += m.bytes();
-    groups += m.groups();
-    write_ns += m.write_ns();
-  }
+  durability::exposure_histogram::counts exposure{};
+  void add(const log_meter& m) noexcept;
+  void add(const log_use& other) noexcept;
 };
 
 // "durability", and for a durable engine "group_commit_us", "acks" (sync),
-// "log_bytes_per_txn" (over `commits`), "log_groups" and "log_write_us"
-// (the mean time to write and sync a group).
+// "log_bytes_per_txn" (over `commits`), "log_groups", "log_write_us" (the
+// mean time to write and sync a group) and "log_exposure_us" (p50, p99 and
+// max over the rounds of how long a commit waited to be durable: under
+// async, what a crash could have lost).
 void describe_log(nlohmann::ordered_json& j, const durability_choice& d, const log_use& use, std::size_t commits);
 
 }  // namespace weave::bench

@@ -497,9 +497,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       cfg.write_conflicts += run.write_conflicts;
       cfg.serialization_failures += run.serialization_failures;
       cfg.retries += run.retries;
-      cfg.log.bytes += run.log.bytes;
-      cfg.log.groups += run.log.groups;
-      cfg.log.write_ns += run.log.write_ns;
+      cfg.log.add(run.log);
       cfg.latency.insert(cfg.latency.end(), run.latency.begin(), run.latency.end());
       nlohmann::ordered_json j = describe(run);
       j["run_type"] = "repetition";

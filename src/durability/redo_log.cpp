@@ -17,6 +17,7 @@ redo_log::redo_log(const std::filesystem::path& directory, log_options options,
   writer_.sync();
   durable_through_.store(written_through_, std::memory_order_release);
   settled_.store(written_through_, std::memory_order_release);
+  round_began_ = std::chrono::steady_clock::now();
   thread_ = std::thread([this] { flusher(); });
 }
 
@@ -81,6 +82,7 @@ void redo_log::flusher() {
 void redo_log::flush_round() {
   // Read before gathering: every commit at or before it has been appended
   // to a buffer by now, so it goes out in this round or went earlier.
+  const auto began = std::chrono::steady_clock::now();
   const std::uint64_t through = completed_();
   bool ok = true;
   std::string what;
@@ -149,9 +151,14 @@ void redo_log::flush_round() {
   } else {
     std::lock_guard<std::mutex> g(wake_mutex_);
     if (through > durable_through_.load(std::memory_order_relaxed)) {
+      // The oldest commit this round makes durable completed after the last
+      // round read `through`. Counted first: whoever sees the commit durable
+      // sees the round counted.
+      exposure_.record(std::chrono::steady_clock::now() - round_began_);
       durable_through_.store(through, std::memory_order_release);
       settled_.store(through, std::memory_order_release);
     }
+    round_began_ = began;
   }
   flushed_.notify_all();
 }

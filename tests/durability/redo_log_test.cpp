@@ -85,17 +85,37 @@ TEST(redo_log, every_acknowledged_commit_of_every_thread_is_in_the_log_once) {
   for (std::uint64_t c : commits) EXPECT_EQ(c, expect++);
 }
 
-TEST(redo_log, a_durable_ticket_is_in_the_files_at_once) {
+// A log with a short window over a new directory, and one worker's buffer.
+struct short_window_log {
   temp_dir dir;
-  log_options o;
-  o.group_window = std::chrono::microseconds(50);
   txn::commit_clock clock;
-  redo_log log(dir.path, o, completed_of(clock));
+  redo_log log{dir.path, log_options{.group_window = std::chrono::microseconds(50)}, completed_of(clock)};
   redo_log::buffer& b = log.join();
+};
+
+TEST(redo_log, a_durable_ticket_is_in_the_files_at_once) {
+  short_window_log l;
+  auto& [dir, clock, log, b] = l;
   for (int i = 0; i < 100; ++i) {
     const std::uint64_t c = commit_one(clock, log, b);
     ASSERT_TRUE(log.wait_durable(c));
     ASSERT_EQ(commits_in(dir.path).count(c), 1u) << "commit " << c << " was acknowledged before it was written";
+  }
+}
+
+TEST(redo_log, every_round_that_makes_a_commit_durable_counts_its_exposure) {
+  short_window_log l;
+  auto& [dir, clock, log, b] = l;
+  const auto rounds = [&] {
+    std::uint64_t n = 0;
+    for (std::uint64_t c : log.exposure()) n += c;
+    return n;
+  };
+  EXPECT_EQ(rounds(), 0u);
+  for (std::uint64_t i = 1; i <= 20; ++i) {
+    // One commit waited for each time: a round of its own.
+    ASSERT_TRUE(log.wait_durable(commit_one(clock, log, b)));
+    EXPECT_EQ(rounds(), i);
   }
 }
 

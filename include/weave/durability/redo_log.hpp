@@ -11,8 +11,9 @@
 // Modes: under `sync` a commit is acknowledged only when durable (a
 // coroutine suspends until then and its worker runs other transactions; a
 // sequential caller waits); under `async` it is acknowledged at once and a
-// crash may lose the last group window; `off` keeps no log at all (the
-// engine then has no redo_log).
+// crash may lose what is not yet durable: the group window and up to two
+// groups' write and sync, more when the flusher waits for a core
+// (exposure()); `off` keeps no log at all (the engine then has no redo_log).
 
 #include <atomic>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "weave/durability/exposure.hpp"
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_writer.hpp"
 
@@ -37,8 +39,9 @@ enum class durability_mode { off, async, sync };
 
 struct log_options {
   durability_mode mode = durability_mode::sync;
-  // The longest a commit waits for its group (sync), or the most a crash
-  // may lose (async).
+  // How long the flusher gathers commits into a group before it writes
+  // them; a commit then also waits for the group's write and sync (sync),
+  // or a crash may lose that much (async).
   std::chrono::microseconds group_window{200};
   // A buffer this full wakes the flusher before the window ends.
   std::size_t group_bytes = std::size_t{1} << 20;
@@ -100,6 +103,9 @@ class redo_log {
   std::uint64_t groups_written() const noexcept { return groups_.load(std::memory_order_relaxed); }
   // Time spent in write and fdatasync, all groups together.
   std::uint64_t write_nanoseconds() const noexcept { return write_ns_.load(std::memory_order_relaxed); }
+  // Each round's worst exposure to a crash (exposure.hpp), for the rounds
+  // that made a commit durable.
+  exposure_histogram::counts exposure() const noexcept { return exposure_.snapshot(); }
 
  private:
   void flusher();
@@ -112,6 +118,8 @@ class redo_log {
   log_writer writer_;
   std::uint64_t written_through_ = 0;  // of the last group written
   std::uint64_t written_last_ = 0;     // the latest commit written
+  std::chrono::steady_clock::time_point round_began_;  // the last round's, before it read `through`
+  exposure_histogram exposure_;
   std::vector<group_builder> round_;   // the flusher's groups, and their
   std::string sealed_;                 // bytes, kept for their capacity
   std::mutex buffers_mutex_;  // join() and the flusher's walk over the list
