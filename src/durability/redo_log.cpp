@@ -83,6 +83,7 @@ void redo_log::flush_round() {
   // Read before gathering: every commit at or before it has been appended
   // to a buffer by now, so it goes out in this round or went earlier.
   const auto began = std::chrono::steady_clock::now();
+  const auto began_before = std::exchange(round_began_, began);
   const std::uint64_t through = completed_();
   bool ok = true;
   std::string what;
@@ -154,11 +155,10 @@ void redo_log::flush_round() {
       // The oldest commit this round makes durable completed after the last
       // round read `through`. Counted first: whoever sees the commit durable
       // sees the round counted.
-      exposure_.record(std::chrono::steady_clock::now() - round_began_);
+      exposure_.record(std::chrono::steady_clock::now() - began_before);
       durable_through_.store(through, std::memory_order_release);
       settled_.store(through, std::memory_order_release);
     }
-    round_began_ = began;
   }
   flushed_.notify_all();
 }
