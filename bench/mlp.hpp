@@ -29,10 +29,10 @@ class mlp_probe {
 
   // Nanoseconds per miss of one chain whose every load waits for the one
   // before, with a software prefetch issued `distance` loads ahead (0: none).
-  // The chain's addresses are drawn in advance, so the prefetch knows them;
-  // where prefetching works the chain runs at cache speed, and where the
-  // machine drops the prefetches (past the TLB's reach on some VMs) it runs
-  // at DRAM speed whatever the distance.
+  // The chain's addresses are drawn in advance, so the prefetch knows them:
+  // where prefetches land the chain runs as fast as independent misses do,
+  // and where the machine drops them it runs at one miss's latency whatever
+  // the distance.
   double ns_per_prefetched_miss(std::size_t distance, std::size_t misses = 1'000'000) const;
 
   std::size_t bytes() const noexcept;

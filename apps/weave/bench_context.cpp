@@ -90,8 +90,8 @@ nlohmann::ordered_json bench_context(std::size_t threads) {
 std::string describe_context(const nlohmann::ordered_json& context) {
   const auto& c = context["context"];
   const auto mib = [](std::size_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
-  return fmt::format("{} on {} (family {}, model {}; {} CPUs allowed), L1d {:.0f} KiB ({}), last-level cache {:.0f} MiB ({}), huge pages {}; "
-                     "weave {} (commit {}), {}, {} build",
+  return fmt::format("{} on {} (family {}, model {}; {} CPUs allowed), L1d {:.0f} KiB ({}), "
+                     "last-level cache {:.0f} MiB ({}), huge pages {}; weave {} (commit {}), {}, {} build",
                      c["date"].get<std::string>(), c["cpu"].get<std::string>(),
                      c["cpu_family"].get<std::string>(), c["cpu_model"].get<std::string>(), c["cpus_allowed"].size(),
                      mib(c["caches"]["l1d"].get<std::size_t>()) * 1024,
