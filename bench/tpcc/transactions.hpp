@@ -196,8 +196,14 @@ task<outcome> new_order(worker_state& ws, random_source& r) {
     quantity[n] = r.uniform(1, 10);
   }
 
-  const std::array<std::uint64_t, 1> rows{txn::reservations::token(tb.district, district_key(w, d))};
-  txn::transaction t = s.db.begin(co_await s.hot.reserve<Policy>(rows));
+  // The district row, and the stock rows: two New-Orders of one batch on
+  // different districts still share items (NURand makes some of them hot).
+  std::array<std::uint64_t, 16> rows{txn::reservations::token(tb.district, district_key(w, d))};
+  for (std::uint32_t n = 0; n < lines; ++n) {
+    rows[n + 1] = txn::reservations::token(tb.stock, stock_key(supply[n], item[n]));
+  }
+  txn::transaction t =
+      s.db.begin(co_await s.hot.reserve<Policy>(std::span<const std::uint64_t>(rows.data(), lines + 1)));
   const auto wv = co_await op::get(t, tb.warehouse, warehouse_key(w));
   const auto dv = co_await op::get(t, tb.district, district_key(w, d));
   const auto cv = co_await op::get(t, tb.customer, customer_key(w, d, c));
