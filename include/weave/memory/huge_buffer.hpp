@@ -7,10 +7,12 @@
 // Only a whole, aligned 2 MiB extent can be a huge page. An array of 2 MiB
 // or more is mapped in whole huge pages when rounding up adds at most an
 // eighth: a dictionary of 10^6 integers (3.8 MiB) was otherwise half in
-// small pages, and Linux 6.7 and later align a mapping to a huge page only
-// when its length is a multiple of one. (Aligning every mapping by hand, with
-// the unaligned head and tail given back, measured slower on reconstruction:
-// docs/results/column.md.)
+// small pages, and Linux (since 6.12; 6.7-6.11 aligned every mapping of 2
+// MiB or more, 6.1 none) aligns a mapping to a huge page only when its
+// length is a multiple of one. (Aligning every mapping by hand, with the
+// unaligned head and tail given back, measured slower on reconstruction:
+// docs/results/column.md.) bytes() is what the array holds; it may take up
+// to mapped_bytes(size()) of memory.
 
 #include <sys/mman.h>
 
