@@ -64,6 +64,11 @@ void checkpoint_writer::write_group() {
 
 void checkpoint_writer::finish() {
   write_group();
+  // The end: a checkpoint cut at a group boundary would otherwise read as a
+  // smaller, sound one. An empty group marked as a restart, carrying the
+  // record count.
+  detail::write_all(fd_, group_builder{}.seal(records_, true),
+                    "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
   const int fd = std::exchange(fd_, -1);
   detail::publish(fd, directory_ / (checkpoint_name(snapshot_) + ".tmp"), directory_ / checkpoint_name(snapshot_));
   finished_ = true;
@@ -91,6 +96,7 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
   std::string buffer(read_piece_bytes, '\0');
   std::size_t begin = 0, end = 0;  // the bytes of buffer not yet decoded
   bool at_end = false;
+  bool ended = false;                       // the end marker was read
   std::vector<logged_transaction> records;  // of a group, reused: no allocation per record
   try {
     for (;;) {
@@ -101,8 +107,14 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
           (g.state == group_state::incomplete && at_end && !rest.empty())) {
         throw log_corruption("a damaged group");
       }
+      if (ended && !rest.empty()) throw log_corruption("bytes after the end of the checkpoint");
       if (g.state == group_state::incomplete) {
-        if (at_end) break;
+        if (at_end) {
+          if (!ended)
+            throw log_corruption(
+                fmt::format("it ends without its end marker, after {} records: cut short", info.records));
+          break;
+        }
         // Keep the group begun, make room after it, read on.
         std::memmove(buffer.data(), buffer.data() + begin, end - begin);
         end -= begin;
@@ -113,6 +125,15 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
             detail::read_some(fd, buffer.data() + end, buffer.size() - end, "cannot read " + path.string());
         at_end = n == 0;
         end += n;
+        continue;
+      }
+      if (g.restart) {  // the end marker
+        if (g.transactions != 0 || g.through != info.records) {
+          throw log_corruption(
+              fmt::format("its end marker counts {} records where {} were read", g.through, info.records));
+        }
+        ended = true;
+        begin += g.bytes;
         continue;
       }
       decode_transactions(g, records);

@@ -104,6 +104,39 @@ TEST(checkpoint, any_damage_is_reported_even_at_the_end) {
   EXPECT_THROW(read_all(dir.path, 9), log_corruption);
 }
 
+// Cut at a group boundary, or emptied, a checkpoint would read as a smaller
+// sound one; its end marker makes that damage too, as are bytes after it.
+TEST(checkpoint, one_cut_short_between_groups_or_emptied_is_reported) {
+  temp_dir dir;
+  std::mt19937_64 rng(4);
+  write_random(dir.path, 11, 20000, rng);  // several groups
+  const fs::path path = dir.path / checkpoint_name(11);
+  const std::string whole = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  std::vector<std::size_t> boundaries;
+  for (std::size_t at = 0; at < whole.size();) {
+    boundaries.push_back(at);
+    const group_view g = decode_group(std::string_view(whole).substr(at));
+    ASSERT_EQ(g.state, group_state::complete);
+    at += g.bytes;
+  }
+  ASSERT_GE(boundaries.size(), 4u);  // 0, groups of records, the end marker
+  const auto rewrite = [&](std::string_view bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+  for (const std::size_t cut : boundaries) {
+    rewrite(std::string_view(whole).substr(0, cut));
+    EXPECT_THROW(read_all(dir.path, 11), log_corruption) << "cut at byte " << cut << " of " << whole.size();
+  }
+  rewrite(whole + whole.substr(boundaries[1], boundaries[2] - boundaries[1]));  // a sound group after the end
+  EXPECT_THROW(read_all(dir.path, 11), log_corruption);
+  rewrite(whole);
+  EXPECT_EQ(read_all(dir.path, 11).size(), 20000u);
+}
+
 TEST(checkpoint, names_round_trip_and_strangers_are_ignored) {
   EXPECT_EQ(checkpoint_snapshot(checkpoint_name(123456789)), 123456789u);
   EXPECT_FALSE(checkpoint_snapshot("checkpoint-1.wck").has_value());

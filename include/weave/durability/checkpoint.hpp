@@ -4,7 +4,9 @@
 // puts stamped with the snapshot), so one reader checks both. It is written
 // to a temporary name, synced, renamed to checkpoint-<snapshot>.wck and the
 // directory synced: a checkpoint under its final name is whole, and any
-// damage in it is an error, never a tail to cut.
+// damage in it is an error, never a tail to cut. Its last group is an end
+// marker with the record count, so that one cut short at a group boundary
+// (or emptied) is damage too.
 //
 // Recovery loads the newest checkpoint and replays the log's transactions
 // committed after its snapshot; older checkpoints and the log segments
@@ -62,7 +64,8 @@ std::optional<std::uint64_t> newest_checkpoint(const std::filesystem::path& dire
 
 // Calls each(table, key, value) for every record of checkpoint-<snapshot>.
 // Any damage (a group that is not complete, a snapshot that does not match
-// the name) throws log_corruption naming the file and byte.
+// the name, a missing end marker) throws log_corruption naming the file and
+// byte.
 checkpoint_info read_checkpoint(const std::filesystem::path& directory, std::uint64_t snapshot,
                                 const std::function<void(std::uint32_t, std::string_view, std::string_view)>& each);
 

@@ -16,7 +16,7 @@
 
 namespace weave::durability {
 
-inline constexpr std::uint32_t data_format_version = 1;
+inline constexpr std::uint32_t data_format_version = 2;  // 2: checkpoints end with a marker
 
 // Bad or unusable data directory: the message is one line for a user.
 class data_directory_error : public std::runtime_error {
