@@ -16,6 +16,7 @@
 #include "bench/tpcc/random.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
+#include "weave/exec/thread_group.hpp"
 #include "weave/memory/saturating.hpp"
 
 namespace weave::tpcc {
@@ -269,27 +270,24 @@ void load(txn::engine& db, const tables& t, std::uint32_t warehouses, std::uint6
     l.flush();
   }
   std::atomic<std::uint32_t> next{1}, done{0};
-  std::vector<std::thread> pool;
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  for (std::size_t i = 0; i < std::max<std::size_t>(threads, 1); ++i) {
-    pool.emplace_back([&] {
-      try {
-        loader l(db);
-        for (std::uint32_t w; (w = next.fetch_add(1)) <= warehouses;) {
-          random_source r(seed + w, random_source::phase::load);
-          load_warehouse(l, t, w, r);
-          l.flush();
-          const std::uint32_t loaded = done.fetch_add(1) + 1;
-          if (progress) progress(loaded);
-        }
-      } catch (...) {
-        std::lock_guard g(failure_mutex);
-        failure = std::current_exception();
+  thread_group pool(std::max<std::size_t>(threads, 1), [&](std::size_t) {
+    try {
+      loader l(db);
+      for (std::uint32_t w; (w = next.fetch_add(1)) <= warehouses;) {
+        random_source r(seed + w, random_source::phase::load);
+        load_warehouse(l, t, w, r);
+        l.flush();
+        const std::uint32_t loaded = done.fetch_add(1) + 1;
+        if (progress) progress(loaded);
       }
-    });
-  }
-  for (auto& th : pool) th.join();
+    } catch (...) {
+      std::lock_guard g(failure_mutex);
+      failure = std::current_exception();
+    }
+  });
+  pool.join();
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "weave/exec/thread_group.hpp"
 #include "weave/memory/machine.hpp"
 
 namespace weave::bench {
@@ -18,18 +19,15 @@ double run_threads(std::size_t threads, std::size_t count, Work&& work) {
   using clock = std::chrono::steady_clock;
   std::atomic<bool> go{false};
   std::vector<clock::time_point> finished(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      machine::pin_thread(t);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      work(t, count * t / threads, count * (t + 1) / threads);
-      finished[t] = clock::now();
-    });
-  }
+  thread_group pool(threads, [&](std::size_t t) {
+    machine::pin_thread(t);
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    work(t, count * t / threads, count * (t + 1) / threads);
+    finished[t] = clock::now();
+  });
   const auto start = clock::now();
   go.store(true, std::memory_order_release);
-  for (auto& th : pool) th.join();
+  pool.join();
   auto last = start;
   for (const auto& f : finished) last = std::max(last, f);
   return std::chrono::duration<double, std::nano>(last - start).count();
@@ -43,18 +41,15 @@ std::vector<double> run_threads_for(std::size_t threads, double seconds, Chunk&&
   const auto run_for = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
   std::atomic<bool> go{false};
   std::vector<double> elapsed(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      machine::pin_thread(t);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      const auto start = clock::now();
-      while (clock::now() - start < run_for) chunk(t);
-      elapsed[t] = std::chrono::duration<double>(clock::now() - start).count();
-    });
-  }
+  thread_group pool(threads, [&](std::size_t t) {
+    machine::pin_thread(t);
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    const auto start = clock::now();
+    while (clock::now() - start < run_for) chunk(t);
+    elapsed[t] = std::chrono::duration<double>(clock::now() - start).count();
+  });
   go.store(true, std::memory_order_release);
-  for (auto& th : pool) th.join();
+  pool.join();
   return elapsed;
 }
 

@@ -42,11 +42,12 @@
 #include <vector>
 
 #include "weave/exec/load.hpp"
+#include "weave/exec/thread_group.hpp"
+#include "weave/memory/epoch.hpp"
 #include "weave/memory/machine.hpp"
 #include "weave/tasks/annotated_task.hpp"
 #include "weave/tasks/task_allocator.hpp"
 #include "weave/tasks/task_pool.hpp"
-#include "weave/memory/epoch.hpp"
 
 namespace weave::tasks {
 
@@ -170,18 +171,15 @@ class runtime {
   void run(Start&& start) {
     std::atomic<unsigned> started{0};
     done_.store(false, std::memory_order_relaxed);
-    std::vector<std::thread> threads;
-    for (unsigned i = 0; i < options_.workers; ++i) {
-      threads.emplace_back([&, i] {
-        if (options_.pin) machine::pin_thread(i);
-        worker_state& w = *workers_[i];
-        start(w.ctx);
-        started.fetch_add(1, std::memory_order_acq_rel);
-        while (started.load(std::memory_order_acquire) < options_.workers) std::this_thread::yield();
-        work(w);
-      });
-    }
-    for (auto& t : threads) t.join();
+    thread_group threads(options_.workers, [&](std::size_t i) {
+      if (options_.pin) machine::pin_thread(i);
+      worker_state& w = *workers_[i];
+      start(w.ctx);
+      started.fetch_add(1, std::memory_order_acq_rel);
+      while (started.load(std::memory_order_acquire) < options_.workers) std::this_thread::yield();
+      work(w);
+    });
+    threads.join();
   }
 
   // The owner of a new object expected to be touched `frequency` times per
