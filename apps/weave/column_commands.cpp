@@ -292,6 +292,19 @@ struct bench_cli {
   }
 };
 
+// A distinct count that a column's type cannot hold is a mistake, not a
+// request for fewer: the table would be labelled with a count it lacks.
+void check_distinct(const std::vector<column::column_type>& types, const std::vector<std::size_t>& sweep) {
+  for (const std::size_t d : sweep) {
+    for (const column::column_type& t : types) {
+      if (d > column::generated_capacity(t)) {
+        throw std::invalid_argument(fmt::format("--distinct {} is more than {} holds ({} values)", d,
+                                                t.name(), column::generated_capacity(t)));
+      }
+    }
+  }
+}
+
 // Runs a column benchmark once per distinct-value count of `sweep` (each on
 // its own table), printing each JSON line, and plots them all if asked. Every
 // configuration is checked, and the largest table against the memory, first.
@@ -344,7 +357,9 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     if (o.recipe.types.size() != 1) throw std::invalid_argument("--type takes one type");
     o.recipe.fragment = parse_fragment(in->fragment);
     o.values = parse_size(in->values);
-    run_sweep(o, parse_sizes(in->distinct), in->plot, [](const auto& opts, const column::table& t) {
+    const auto sweep = parse_sizes(in->distinct);
+    check_distinct(o.recipe.types, sweep);
+    run_sweep(o, sweep, in->plot, [](const auto& opts, const column::table& t) {
       return bench::run_in_predicate_bench(opts, t);
     });
     return 0;
@@ -363,7 +378,10 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   rc_cmd->add_option("--columns", rc->columns, "columns of the table")->capture_default_str()
         ->check(size_value);
   rc_cmd->add_option("--types", rc->types, "int | bigint | decimal | varchar | mixed")->capture_default_str();
-  rc_cmd->add_option("--distinct", rc->distinct, "distinct values per column ('rows': all distinct); a comma list sweeps")
+  rc_cmd
+      ->add_option("--distinct", rc->distinct,
+                   "distinct values per column ('rows': all distinct, or as many as a type holds); a comma "
+                   "list sweeps")
       ->check(size_list_or_rows)
       ->capture_default_str();
   rc_cmd->add_option("--queries", rc->queries, "rows reconstructed per run")->capture_default_str()
@@ -379,6 +397,7 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
       throw std::invalid_argument("--rows above 2^32 needs --distinct (at most 2^32 distinct values per column)");
     }
     const auto sweep = rc->distinct == "rows" ? std::vector<std::size_t>{o.recipe.rows} : parse_sizes(rc->distinct);
+    if (rc->distinct != "rows") check_distinct(o.recipe.types, sweep);  // 'rows': as many as each type holds
     run_sweep(o, sweep, rc->plot, [](const auto& opts, const column::table& t) {
       return bench::run_reconstruct_bench(opts, t);
     });

@@ -29,23 +29,8 @@ std::uint64_t pow10(unsigned n) noexcept {
   return p;
 }
 
-// Distinct values a type can hold, as far as generation goes.
-std::size_t capacity(const column_type& type) {
-  switch (type.kind) {
-    case type_kind::integer: return std::size_t{1} << 32;
-    case type_kind::bigint: return std::size_t{1} << 62;
-    case type_kind::decimal: return 2 * pow10(type.precision) - 1;
-    case type_kind::varchar: {
-      std::size_t c = 1;
-      for (unsigned i = 0; i < type.length && c < (std::size_t{1} << 40); ++i) c *= 26;
-      return c;
-    }
-  }
-  return 0;
-}
-
 std::size_t distinct_for(const column_type& type, std::size_t distinct) {
-  return std::max<std::size_t>(1, std::min(distinct, capacity(type)));
+  return std::max<std::size_t>(1, std::min(distinct, generated_capacity(type)));
 }
 
 // The i-th of `d` sorted distinct integers spread over [low, low + span).
@@ -152,6 +137,23 @@ basic_column<T> generate_column(const column_type& type, const table_recipe& rec
 }
 
 }  // namespace
+
+std::size_t generated_capacity(const column_type& type) {
+  switch (type.kind) {
+    case type_kind::integer:
+      return std::size_t{1} << 32;
+    case type_kind::bigint:
+      return std::size_t{1} << 62;
+    case type_kind::decimal:
+      return 2 * pow10(type.precision) - 1;
+    case type_kind::varchar: {
+      std::size_t c = 1;
+      for (unsigned i = 0; i < type.length && c < (std::size_t{1} << 40); ++i) c *= 26;
+      return c;
+    }
+  }
+  return 0;
+}
 
 // --- table -------------------------------------------------------------
 

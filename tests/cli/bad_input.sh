@@ -50,6 +50,10 @@ expect_usage_error bench in-predicate --rows 100Ti
 expect_usage_error bench in-predicate --variants sequential,fast
 expect_usage_error bench reconstruct --columns 0
 expect_usage_error bench reconstruct --types int,text
+# A distinct count the type cannot hold is refused, not quietly cut down.
+expect_usage_error bench in-predicate --rows 1000 --distinct 1000 --values 10 --type 'decimal(1,1)'
+expect_message "DECIMAL(1,1) holds (19 values)" bench in-predicate --rows 1000 --distinct 20 --values 10 --type 'decimal(1,1)'
+expect_usage_error bench reconstruct --rows 1000 --columns 2 --distinct 100 --types 'varchar(1)'
 expect_usage_error bench reconstruct --queries 0
 expect_usage_error query in --random 5
 expect_usage_error query in --generate rows=10,colour=red --random 5

@@ -91,6 +91,9 @@ struct table_recipe {
   std::uint64_t seed = 42;
 };
 void validate(const table_recipe& recipe);
+// The distinct values generate_table can give a column of `type` (a column
+// asked for more gets this many).
+std::size_t generated_capacity(const column_type& type);
 // Memory the table will take, roughly (to refuse what cannot fit).
 std::size_t estimated_bytes(const table_recipe& recipe);
 // `progress` gets the share done, 0..1, now and then.
