@@ -42,6 +42,20 @@ void validate(const durability_choice& d) {
     if (!std::filesystem::is_empty(d.data, ec) || ec) {
       throw std::invalid_argument("--data " + d.data + " must be a new or empty directory");
     }
+    return;
+  }
+  // It will be created: the nearest of its parents that exists must be a directory.
+  for (std::filesystem::path p = std::filesystem::path(d.data).parent_path(); !p.empty();
+       p = p.parent_path()) {
+    const auto parent = std::filesystem::status(p, ec);
+    if (std::filesystem::exists(parent)) {
+      if (!std::filesystem::is_directory(parent)) {
+        throw std::invalid_argument("--data " + d.data + " cannot be created: " + p.string() +
+                                    " is not a directory");
+      }
+      break;
+    }
+    if (p == p.parent_path()) break;
   }
 }
 

@@ -199,6 +199,8 @@ expect_message "needs --durability" bench ycsb --data "$scratch/new" --records 1
 expect_usage_error bench ycsb --durability sync --data "$scratch/new" --group-commit-us 0
 expect_usage_error bench tpcc --durability async --data "$scratch/new" --group-commit-us 2000000
 expect_message "is not a directory" bench ycsb --durability sync --data "$scratch/file" --records 1K
+expect_usage_error bench ycsb --durability async --data "$scratch/file/sub" --records 1K
+expect_message "cannot be created: $scratch/file is not a directory" bench tpcc --durability sync --data "$scratch/file/a/b"
 expect_message "must be a new or empty directory" bench tpcc --durability sync --data "$scratch/full"
 expect_usage_error bench ycsb --durability sync --data "$scratch/new" --acks later
 expect_message "needs --durability sync" bench ycsb --durability async --data "$scratch/new" --acks deferred
