@@ -59,7 +59,12 @@ void checkpoint_writer::add(std::uint32_t table, std::string_view key, std::stri
 
 void checkpoint_writer::write_group() {
   if (group_.empty()) return;
-  detail::write_all(fd_, group_.seal(snapshot_), "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
+  write(group_.seal(snapshot_));
+}
+
+void checkpoint_writer::write(std::string_view bytes) {
+  detail::write_all(fd_, bytes,
+                    "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
 }
 
 void checkpoint_writer::finish() {
@@ -67,8 +72,7 @@ void checkpoint_writer::finish() {
   // The end: a checkpoint cut at a group boundary would otherwise read as a
   // smaller, sound one. An empty group marked as a restart, carrying the
   // record count.
-  detail::write_all(fd_, group_builder{}.seal(records_, true),
-                    "cannot write checkpoint " + (directory_ / checkpoint_name(snapshot_)).string());
+  write(group_builder{}.seal(records_, true));
   const int fd = std::exchange(fd_, -1);
   detail::publish(fd, directory_ / (checkpoint_name(snapshot_) + ".tmp"), directory_ / checkpoint_name(snapshot_));
   finished_ = true;
@@ -110,9 +114,10 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
       if (ended && !rest.empty()) throw log_corruption("bytes after the end of the checkpoint");
       if (g.state == group_state::incomplete) {
         if (at_end) {
-          if (!ended)
+          if (!ended) {
             throw log_corruption(
                 fmt::format("it ends without its end marker, after {} records: cut short", info.records));
+          }
           break;
         }
         // Keep the group begun, make room after it, read on.

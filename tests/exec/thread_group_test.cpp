@@ -48,8 +48,6 @@ TEST(thread_group, all_or_none_when_a_thread_cannot_start) {
 TEST(thread_group, says_which_thread_could_not_start) {
   pthread_attr_t old;
   ASSERT_EQ(::pthread_getattr_default_np(&old), 0);
-  std::size_t old_stack = 0;
-  ASSERT_EQ(::pthread_attr_getstacksize(&old, &old_stack), 0);
   pthread_attr_t huge;
   ASSERT_EQ(::pthread_attr_init(&huge), 0);
   ASSERT_EQ(::pthread_attr_setstacksize(&huge, std::size_t{48} << 40), 0);

@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t huge_page = weave::huge_buffer<char>::huge_page;
 
 // Whether every page of [p, p + bytes) is mapped (mincore fails with ENOMEM
 // on an unmapped page).

@@ -44,6 +44,7 @@ class checkpoint_writer {
 
  private:
   void write_group();
+  void write(std::string_view bytes);
 
   std::filesystem::path directory_;
   std::uint64_t snapshot_;
