@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
+#include <memory>
 
 namespace weave::durability {
 
@@ -51,6 +53,46 @@ constexpr std::size_t padded(std::size_t n) { return (n + 7) & ~std::size_t{7}; 
 
 }  // namespace
 
+namespace {
+
+// Copies a key or value of up to 16 bytes with two overlapping fixed-size
+// moves instead of a call to memcpy: logged keys and values are mostly that
+// short, and a commit copies two per write.
+inline void copy_bytes(char* out, const char* in, std::size_t n) noexcept {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(out, in, 8);
+    std::memcpy(out + n - 8, in + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(out, in, 4);
+    std::memcpy(out + n - 4, in + n - 4, 4);
+  } else if (n > 16) {
+    std::memcpy(out, in, n);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void byte_run::grow(std::size_t n) {
+  if (n > std::numeric_limits<std::size_t>::max() / 2 - size_)
+    throw std::length_error("a log buffer too large");
+  const std::size_t capacity = std::max({capacity_ * 2, size_ + n, std::size_t{4096}});
+  std::unique_ptr<char[]> bigger = std::make_unique_for_overwrite<char[]>(capacity);
+  if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+  data_ = std::move(bigger);
+  capacity_ = capacity;
+}
+
+void byte_run::append(std::string_view bytes) {
+  if (bytes.empty()) return;
+  std::memcpy(extend(bytes.size()), bytes.data(), bytes.size());
+}
+
+}  // namespace detail
+
 void group_builder::add(std::uint64_t commit, std::span<const logged_write> writes) {
   std::size_t bytes = 12;
   for (const logged_write& w : writes) {
@@ -60,9 +102,7 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
   if (bytes > max_transaction_bytes) throw std::length_error("a transaction's log record would pass 1 GiB");
   if (transactions_ == 0xffffffffu) throw std::length_error("a log group holds at most 2^32-1 transactions");
   // Sized once and filled in place: this runs in every commit.
-  const std::size_t before = payload_.size();
-  payload_.resize(before + bytes);  // all or, if it throws, nothing
-  char* out = payload_.data() + before;
+  char* out = payload_.extend(bytes);  // all or, if it throws, nothing
   const auto field = [&out](auto v) {
     if constexpr (std::endian::native == std::endian::little) {
       std::memcpy(out, &v, sizeof v);  // one store
@@ -78,9 +118,9 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
     field(static_cast<std::uint8_t>(w.op));
     field(static_cast<std::uint16_t>(w.key.size()));
     field(static_cast<std::uint32_t>(w.value.size()));
-    if (!w.key.empty()) std::memcpy(out, w.key.data(), w.key.size());
+    copy_bytes(out, w.key.data(), w.key.size());
     out += w.key.size();
-    if (!w.value.empty()) std::memcpy(out, w.value.data(), w.value.size());
+    copy_bytes(out, w.value.data(), w.value.size());
     out += w.value.size();
   }
   first_ = transactions_ == 0 ? commit : std::min(first_, commit);
@@ -90,7 +130,7 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
 
 void group_builder::take(group_builder& other) {
   if (other.transactions_ == 0) return;
-  payload_.append(other.payload_);
+  payload_.append(other.payload_.view());
   first_ = transactions_ == 0 ? other.first_ : std::min(first_, other.first_);
   last_ = std::max(last_, other.last_);
   transactions_ += other.transactions_;
@@ -117,9 +157,9 @@ void group_builder::seal(std::uint64_t through, std::string& out, bool restart) 
   put<std::uint64_t>(out, first_);
   put<std::uint64_t>(out, last_);
   put<std::uint64_t>(out, through);
-  put<std::uint64_t>(out, payload_checksum(out, payload_));
+  put<std::uint64_t>(out, payload_checksum(out, payload_.view()));
   put<std::uint64_t>(out, header_checksum(out));
-  out.append(payload_);
+  out.append(payload_.view());
   out.resize(group_header_bytes + padded(payload_.size()), '\0');
   payload_.clear();
   transactions_ = 0;

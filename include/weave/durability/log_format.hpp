@@ -32,10 +32,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace weave::durability {
@@ -74,6 +76,44 @@ class log_corruption : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace detail {
+// A growing run of bytes that does not zero what it adds: a commit writes
+// every byte it reserves, and zeroing them first cost as much as the writing.
+class byte_run {
+ public:
+  byte_run() = default;
+  byte_run(byte_run&& o) noexcept
+      : data_(std::move(o.data_)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
+  byte_run& operator=(byte_run&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
+  }
+  const char* data() const noexcept { return data_.get(); }
+  std::size_t size() const noexcept { return size_; }
+  std::string_view view() const noexcept { return {data_.get(), size_}; }
+  // Adds `n` bytes, not yet written, and returns where they begin; on an
+  // exception (no memory) the run is as it was.
+  char* extend(std::size_t n) {
+    if (capacity_ - size_ < n) grow(n);
+    char* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  void append(std::string_view bytes);
+  void clear() noexcept { size_ = 0; }
+
+ private:
+  void grow(std::size_t n);
+
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+}  // namespace detail
+
 // Collects committed transactions into the next group.
 class group_builder {
  public:
@@ -97,7 +137,7 @@ class group_builder {
   void seal(std::uint64_t through, std::string& out, bool restart = false);
 
  private:
-  std::string payload_;
+  detail::byte_run payload_;
   std::uint32_t transactions_ = 0;
   std::uint64_t first_ = 0, last_ = 0;
 };
