@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdint>
-#include <initializer_list>
-#include <cstdio>
 #include <cmath>
-#include <limits>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "bench/plot.hpp"
 #include "bench/workload/size.hpp"
@@ -24,7 +25,11 @@ std::vector<std::string> split(const std::string& list) {
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
     if (comma == start) throw std::invalid_argument(fmt::format("empty item in list '{}'", list));
-    out.push_back(list.substr(start, comma - start));
+    std::string item = list.substr(start, comma - start);
+    if (std::find(out.begin(), out.end(), item) != out.end()) {
+      throw std::invalid_argument(fmt::format("'{}' appears twice in list '{}'", item, list));
+    }
+    out.push_back(std::move(item));
     start = comma + 1;
   }
   return out;

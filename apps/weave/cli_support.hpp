@@ -14,7 +14,7 @@
 
 namespace weave::cli {
 
-// "a,b,c" -> {"a","b","c"}; an empty item is bad input.
+// "a,b,c" -> {"a","b","c"}; an empty item, or one given twice, is bad input.
 std::vector<std::string> split(const std::string& list);
 // Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
 std::vector<std::size_t> parse_sizes(const std::string& list);

@@ -100,8 +100,15 @@ column::table_recipe parse_recipe(const std::string& spec) {
           fmt::format("unknown key '{}' in --generate (rows, columns, types, distinct, fragment, seed)", key));
     }
   }
-  if (!distinct_given) r.distinct = r.rows;
-  if (r.types.size() > r.columns) {
+  if (!distinct_given) {
+    if (r.rows > (std::size_t{1} << 32)) {
+      throw std::invalid_argument(
+          "--generate: rows above 2^32 needs distinct= (at most 2^32 distinct values per column)");
+    }
+    r.distinct = r.rows;
+  }
+  // No columns at all is validate()'s to report, as a range.
+  if (r.columns > 0 && r.types.size() > r.columns) {
     throw std::invalid_argument(fmt::format("--generate lists {} types for {} columns", r.types.size(), r.columns));
   }
   return r;

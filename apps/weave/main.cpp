@@ -5,8 +5,9 @@
 // status 2, and is checked before any slow set-up; a failure while running
 // gets exit status 1.
 
-#include <CLI/CLI.hpp>
+#include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
@@ -55,7 +56,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "weave: %s\n", e.what());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "weave: out of memory\n");
+    // Tables reserve address space to grow into without moving (2^32
+    // records each), which a limit on it (ulimit -v) refuses long before
+    // memory runs out.
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      std::fprintf(stderr,
+                   "weave: out of memory: address space is limited to %.1f GiB (ulimit -v), and each table "
+                   "reserves 32 GiB or more of it to grow into\n",
+                   static_cast<double>(limit.rlim_cur) / (1024.0 * 1024 * 1024));
+    } else {
+      std::fprintf(stderr, "weave: out of memory\n");
+    }
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "weave: error: %s\n", e.what());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/plot.hpp"
+#include "bench/tpcc/schema.hpp"
 #include "bench/tpcc/tpcc_bench.hpp"
 #include "bench/workload/progress.hpp"
 #include "bench/workload/size.hpp"
@@ -141,9 +142,13 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   };
   auto c = std::make_shared<tpcc_cli>();
   auto* tpcc_cmd = bench_app.add_subcommand("tpcc", "TPC-C, TPC-CR or TPC-CH in every execution mode");
-  tpcc_cmd->add_option("--warehouses", c->warehouses, "warehouses (about 130 MB each)")->capture_default_str();
+  tpcc_cmd->add_option("--warehouses", c->warehouses, "warehouses (about 130 MB each)")
+      ->check(unsigned_in(1, tpcc::max_warehouses))
+      ->capture_default_str();
   tpcc_cmd->add_option("--mix", c->mix, "tpcc | tpccr (read-only) | tpcch (with Q2*) | percentages by kind, e.g. q2=100")->capture_default_str();
-  tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")->capture_default_str();
+  tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")
+      ->check(unsigned_in(1, 1900))
+      ->capture_default_str();
   tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str()
         ->check(size_list);
   tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str()

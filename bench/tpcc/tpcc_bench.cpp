@@ -60,6 +60,9 @@ void validate(const tpcc_options& o) {
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
+  if (o.pipeline && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+    throw std::invalid_argument("--pipeline needs an interleaved mode (coro, coro-nested or hybrid)");
+  }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro, coro-nested or hybrid)");

@@ -108,6 +108,9 @@ void validate(const ycsb_options& o) {
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
+  if (o.pipeline && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    throw std::invalid_argument("--pipeline needs an interleaved mode (coro or coro-nested)");
+  }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro or coro-nested)");

@@ -2,6 +2,7 @@
 # Bad input to the weave command: exit status 2 and exactly one line on stderr.
 set -u
 weave=$1
+build=${2:-plain}  # sanitized: a sanitizer's shadow memory needs more address space than any limit here
 status=0
 expect_usage_error() {
   local err rc
@@ -148,6 +149,24 @@ expect_usage_error bench --foo
 expect_message "--keys: 'abc' is not a size" bench lookup --keys abc
 expect_message "--threads: empty item" bench ycsb --threads 1,,2
 expect_message "'--foo' is not an option of 'weave bench'" bench --foo
+expect_message "'coro' appears twice" bench ycsb --modes coro,coro
+expect_message "'naive' appears twice" bench lookup --variants naive,naive
+expect_message "appears twice" bench ycsb --threads 2,2
+expect_message "--pipeline needs an interleaved mode" bench ycsb --pipeline --modes naive
+expect_message "--pipeline needs an interleaved mode" bench tpcc --pipeline --modes naive,prefetch
+expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
+expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
+expect_message "rows above 2^32 needs distinct=" query in --generate rows=16777215Ti --random 1
+expect_message "a table has 1..100000 columns" query in --generate rows=10,columns=0 --random 1
+# A limit on address space refuses the room tables reserve to grow into:
+# the message names the limit (exit 1: not bad input, too little room).
+if [ "$build" = plain ]; then
+  err=$( (ulimit -v 4000000 && "$weave" bench ycsb --records 1000 --seconds 0.1 --quiet) 2>&1 >/dev/null)
+  case "$err" in
+    *"(ulimit -v)"*) echo "ok: under ulimit -v: $err" ;;
+    *) echo "FAIL: under ulimit -v: $err"; status=1 ;;
+  esac
+fi
 # Class: messages that name the problem.
 expect_usage_error frobnicate
 expect_usage_error bench frobnicate
