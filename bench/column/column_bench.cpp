@@ -229,6 +229,13 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
   base["columns"] = o.recipe.columns;
   base["types"] = o.types;
   base["distinct"] = o.recipe.distinct;
+  // What each type's columns hold: a type with fewer values than asked for
+  // ('rows' on a narrow decimal, say) holds all it has.
+  nlohmann::ordered_json held;
+  for (const column::column_type& type : o.recipe.types) {
+    held[type.name()] = std::min(o.recipe.distinct, column::generated_capacity(type));
+  }
+  base["distinct_by_type"] = held;
   base["queries"] = o.queries;
   base["dictionary_bytes"] = t.dictionary_bytes();
   std::vector<column::value> row;
