@@ -32,6 +32,7 @@
 
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
+#include "weave/exec/thread_group.hpp"
 #include "weave/index/olc_btree.hpp"
 #include "weave/txn/engine.hpp"
 
@@ -379,10 +380,10 @@ class batch_applier {
         failures[p] = std::current_exception();
       }
     };
-    std::vector<std::thread> helpers;
-    for (std::size_t p = 1; p < parts; ++p) helpers.emplace_back(run, p);
-    run(0);
-    for (auto& h : helpers) h.join();
+    {
+      thread_group helpers(parts - 1, [&](std::size_t p) { run(p + 1); });
+      run(0);
+    }
     for (const auto& f : failures) {
       if (f) std::rethrow_exception(f);
     }
@@ -530,7 +531,8 @@ void engine::recover(const engine_options& options) {
   handoff<write_batch> writes(2);
   durability::log_replay replay;
   double log_read_seconds = 0;
-  std::thread log_reader([&] {
+  std::thread log_reader;
+  const auto read_the_log = [&] {
     try {
       auto batch = writes.empty_batch();
       auto busy_since = std::chrono::steady_clock::now();
@@ -556,11 +558,18 @@ void engine::recover(const engine_options& options) {
     } catch (...) {
       writes.close(std::current_exception());
     }
-  });
+  };
   const auto join = [&] {
     if (checkpoint_reader.joinable()) checkpoint_reader.join();
-    log_reader.join();
+    if (log_reader.joinable()) log_reader.join();
   };
+  try {
+    log_reader = std::thread(read_the_log);
+  } catch (...) {  // no thread (a limit on them): the checkpoint's reader must not outlive this
+    records.stop();
+    join();
+    throw;
+  }
   try {
     checkpoint_load load;
     while (auto batch = records.take()) {
