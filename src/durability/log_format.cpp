@@ -77,8 +77,9 @@ inline void copy_bytes(char* out, const char* in, std::size_t n) noexcept {
 namespace detail {
 
 void byte_run::grow(std::size_t n) {
-  if (n > std::numeric_limits<std::size_t>::max() / 2 - size_)
-    throw std::length_error("a log buffer too large");
+  if (n > std::numeric_limits<std::size_t>::max() / 2 - size_) {
+    throw std::length_error("a log buffer would pass half the address space");
+  }
   const std::size_t capacity = std::max({capacity_ * 2, size_ + n, std::size_t{4096}});
   std::unique_ptr<char[]> bigger = std::make_unique_for_overwrite<char[]>(capacity);
   if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
@@ -129,7 +130,7 @@ void group_builder::add(std::uint64_t commit, std::span<const logged_write> writ
 }
 
 void group_builder::take(group_builder& other) {
-  if (other.transactions_ == 0) return;
+  if (other.transactions_ == 0 || &other == this) return;
   payload_.append(other.payload_.view());
   first_ = transactions_ == 0 ? other.first_ : std::min(first_, other.first_);
   last_ = std::max(last_, other.last_);

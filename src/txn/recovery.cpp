@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -497,41 +498,59 @@ void engine::recover(const engine_options& options) {
   // Two threads read, check and decode the files while this one applies
   // what they hand over: one the checkpoint (making its versions), one the
   // log, which starts at once and runs ahead while the checkpoint loads.
-  // Either hands over a failure in place of the rest.
+  // Either hands over a failure in place of the rest. Everything they share
+  // is made before the first starts: nothing may throw past a running
+  // thread but the guarded starts below.
   handoff<record_batch> records(4);
   durability::checkpoint_info checkpoint;
-  std::thread checkpoint_reader;
-  if (newest) {
-    checkpoint_reader = std::thread([&] {
-      try {
-        auto batch = records.empty_batch();
-        checkpoint = durability::read_checkpoint(
-            dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
-              try {
-                batch->add(table_of(id), key, value, snapshot);
-              } catch (const log_corruption& e) {
-                throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
-              }
-              if (batch->full()) {
-                records.put(std::move(batch));
-                batch = records.empty_batch();
-              }
-            });
-        if (!batch->empty()) records.put(std::move(batch));
-        records.close();
-      } catch (const stopped&) {
-        records.close();
-      } catch (...) {
-        records.close(std::current_exception());
-      }
-    });
-  } else {
-    records.close();
-  }
   handoff<write_batch> writes(2);
   durability::log_replay replay;
   double log_read_seconds = 0;
-  std::thread log_reader;
+  std::thread checkpoint_reader, log_reader;
+  const auto join = [&] {
+    if (checkpoint_reader.joinable()) checkpoint_reader.join();
+    if (log_reader.joinable()) log_reader.join();
+  };
+  // A thread that cannot start (a limit on them) stops those that did.
+  const auto start_thread = [&](std::thread& thread, const auto& body, const char* what) {
+    const auto stop_all = [&] {
+      records.stop();
+      writes.stop();
+      join();
+    };
+    try {
+      thread = std::thread(body);
+    } catch (const std::system_error& e) {
+      stop_all();
+      throw std::system_error(e.code(), fmt::format("recovery cannot start its {}", what));
+    } catch (...) {
+      stop_all();
+      throw;
+    }
+  };
+  const auto read_the_checkpoint = [&] {
+    try {
+      auto batch = records.empty_batch();
+      checkpoint = durability::read_checkpoint(
+          dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
+            try {
+              batch->add(table_of(id), key, value, snapshot);
+            } catch (const log_corruption& e) {
+              throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
+            }
+            if (batch->full()) {
+              records.put(std::move(batch));
+              batch = records.empty_batch();
+            }
+          });
+      if (!batch->empty()) records.put(std::move(batch));
+      records.close();
+    } catch (const stopped&) {
+      records.close();
+    } catch (...) {
+      records.close(std::current_exception());
+    }
+  };
   const auto read_the_log = [&] {
     try {
       auto batch = writes.empty_batch();
@@ -559,17 +578,12 @@ void engine::recover(const engine_options& options) {
       writes.close(std::current_exception());
     }
   };
-  const auto join = [&] {
-    if (checkpoint_reader.joinable()) checkpoint_reader.join();
-    if (log_reader.joinable()) log_reader.join();
-  };
-  try {
-    log_reader = std::thread(read_the_log);
-  } catch (...) {  // no thread (a limit on them): the checkpoint's reader must not outlive this
-    records.stop();
-    join();
-    throw;
+  if (newest) {
+    start_thread(checkpoint_reader, read_the_checkpoint, "checkpoint reader");
+  } else {
+    records.close();
   }
+  start_thread(log_reader, read_the_log, "log reader");
   try {
     checkpoint_load load;
     while (auto batch = records.take()) {

@@ -17,9 +17,16 @@ expect_usage_error() {
   fi
 }
 expect_message() {  # words the one-line error must hold, then the command
-  local want=$1 err
+  local want=$1 err rc
   shift
   err=$("$weave" "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -ne 2 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then
+    echo "FAIL: weave $* exited $rc with stderr:"
+    printf '%s\n' "$err"
+    status=1
+    return
+  fi
   case "$err" in
     *"$want"*) echo "ok: weave $* says '$want'" ;;
     *) echo "FAIL: weave $*: wanted '$want' in: $err"; status=1 ;;
@@ -160,11 +167,12 @@ expect_message "rows above 2^32 needs distinct=" query in --generate rows=167772
 expect_message "a table has 1..100000 columns" query in --generate rows=10,columns=0 --random 1
 # A limit on address space refuses the room tables reserve to grow into:
 # the message names the limit (exit 1: not bad input, too little room).
-if [ "$build" = plain ]; then
+if [ "$build" = plain ] && (ulimit -v 4000000) 2>/dev/null; then
   err=$( (ulimit -v 4000000 && "$weave" bench ycsb --records 1000 --seconds 0.1 --quiet) 2>&1 >/dev/null)
-  case "$err" in
-    *"(ulimit -v)"*) echo "ok: under ulimit -v: $err" ;;
-    *) echo "FAIL: under ulimit -v: $err"; status=1 ;;
+  rc=$?
+  case "$rc $(printf '%s\n' "$err" | wc -l) $err" in
+    "1 1 "*"(ulimit -v)"*) echo "ok: under ulimit -v: $err" ;;
+    *) echo "FAIL: under ulimit -v: exited $rc with: $err"; status=1 ;;
   esac
 fi
 # Class: messages that name the problem.

@@ -247,7 +247,7 @@ TEST(log, builders_reused_from_group_to_group_keep_every_byte) {
   // Keys and values of every length to 40 bytes (the copy takes a different
   // path below 4, 8 and past 16), and groups large enough to grow.
   std::mt19937_64 rng(17);
-  group_builder worker, round;
+  group_builder worker, spare, round;
   std::uint64_t commit = 1;
   for (int g = 0; g < 60; ++g) {
     std::vector<txn_copy> oracle;
@@ -264,16 +264,27 @@ TEST(log, builders_reused_from_group_to_group_keep_every_byte) {
       std::vector<logged_write> ws;
       for (const write_copy& w : c.writes) ws.push_back({w.table, w.op, w.key, w.value});
       (rng() % 2 == 0 ? worker : round).add(c.commit, ws);
-      if (rng() % 7 == 0) round.take(worker);  // order: what round held, then worker's
+      if (rng() % 7 == 0) {
+        // The flusher's swap: the worker goes on in the spare's memory.
+        std::swap(worker, spare);
+        round.take(spare);
+      }
       oracle.push_back(std::move(c));
     }
-    round.take(worker);
+    std::swap(worker, spare);
+    round.take(spare);
     EXPECT_TRUE(worker.empty());
+    EXPECT_TRUE(spare.empty());
+    const std::uint64_t first = oracle.front().commit, last = oracle.back().commit;
+    round.take(round);  // taking itself keeps what it holds
     // Each transaction once, whichever builder held it: compared in commit order.
     const std::string bytes = round.seal(commit);
     EXPECT_TRUE(round.empty());
     const group_view v = decode_group(bytes);
     ASSERT_EQ(v.state, group_state::complete);
+    EXPECT_EQ(v.first_commit, first);
+    EXPECT_EQ(v.last_commit, last);
+    EXPECT_EQ(v.transactions, oracle.size());
     std::vector<logged_transaction> got;
     decode_transactions(v, got);
     ASSERT_EQ(got.size(), oracle.size());

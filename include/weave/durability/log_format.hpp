@@ -96,7 +96,8 @@ class byte_run {
   std::size_t size() const noexcept { return size_; }
   std::string_view view() const noexcept { return {data_.get(), size_}; }
   // Adds `n` bytes, not yet written, and returns where they begin; on an
-  // exception (no memory) the run is as it was.
+  // exception (no memory, or a size past half the address space) the run is
+  // as it was.
   char* extend(std::size_t n) {
     if (capacity_ - size_ < n) grow(n);
     char* at = data_.get() + size_;
