@@ -90,8 +90,7 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
                                 const std::function<void(std::uint32_t, std::string_view, std::string_view)>& each) {
   const fs::path path = directory / checkpoint_name(snapshot);
   const std::string name = path.filename().string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) detail::throw_errno("cannot open " + path.string());
+  const int fd = detail::open_to_read(path);
   static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));
   checkpoint_info info;
   info.snapshot = snapshot;

@@ -34,9 +34,29 @@ std::string read_file(const std::filesystem::path& path) {
   return bytes;
 }
 
-void read_file(const std::filesystem::path& path, std::string& bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+int open_to_read(const std::filesystem::path& path) {
+  // Non-blocking, or opening a pipe would wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw_errno("cannot open " + path.string());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::system_error(error, std::generic_category(), "cannot read " + path.string());
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::system_error(std::make_error_code(std::errc::invalid_argument),
+                            path.string() + " is not a regular file");
+  }
+  // Back to blocking reads (a regular file ignores the flag, but a reader
+  // should not depend on that).
+  static_cast<void>(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK));
+  return fd;
+}
+
+void read_file(const std::filesystem::path& path, std::string& bytes) {
+  const int fd = open_to_read(path);
   const std::string what = "cannot read " + path.string();
   try {
     struct stat st {};

@@ -14,6 +14,11 @@ namespace weave::durability::detail {
 // Writes all of `bytes` to `fd` (a write that makes no progress is ENOSPC).
 void write_all(int fd, std::string_view bytes, const std::string& what);
 
+// Opens a file of the data directory to read, refusing anything but a
+// regular file (a device or a pipe in its place would hang a reader or feed
+// it without end). Returns the descriptor; throws std::system_error.
+int open_to_read(const std::filesystem::path& path);
+
 // The whole file.
 std::string read_file(const std::filesystem::path& path);
 // The same into `bytes`, whose memory a reader of many files reuses (fresh
