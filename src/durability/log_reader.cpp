@@ -192,6 +192,18 @@ log_replay replay_log(const std::filesystem::path& directory, std::uint64_t afte
         });
       });
   out.discarded += held.size();
+  // A checkpoint removes the oldest segments, in order, and stops at the
+  // first that holds a commit after it; a crash may keep any of those
+  // names. So a gap is sound only after a segment the checkpoint covers:
+  // after one with a later commit, a segment holding later ones is gone.
+  const auto& segments = out.segment_commits;
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+    if (segments[i + 1].first != segments[i].first + 1 && segments[i].second > after) {
+      throw log_corruption(fmt::format(
+          "{} is missing: {} before it holds commits up to {}, after the checkpoint's {}",
+          segment_name(segments[i].first + 1), segment_name(segments[i].first), segments[i].second, after));
+    }
+  }
   return out;
 }
 

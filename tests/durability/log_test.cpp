@@ -385,6 +385,38 @@ std::vector<std::uint64_t> replayed(const std::vector<planned_group>& plan, std:
   return out;
 }
 
+TEST(replay, a_missing_segment_after_the_checkpoint_is_reported) {
+  std::mt19937_64 rng(31);
+  temp_dir dir;
+  std::uint64_t commit = 1;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // number, last commit
+  {
+    log_writer writer(dir.path, 4096);
+    while (writer.segment() < 6) {
+      std::vector<txn_copy> txns;
+      for (int t = 0; t < 4; ++t) txns.push_back(random_txn(rng, commit++));
+      writer.append(seal(txns), commit - 1);
+      if (segments.empty() || segments.back().first != writer.segment())
+        segments.emplace_back(writer.segment(), 0);
+      segments.back().second = commit - 1;
+    }
+    writer.sync();
+  }
+  const auto replay = [&](std::uint64_t after) {
+    return replay_log(dir.path, after, [](const logged_transaction&) {});
+  };
+  EXPECT_NO_THROW(replay(0));
+  // The third segment gone: a checkpoint before the second's last commit
+  // does not cover what the third held.
+  ASSERT_GE(segments.size(), 4u);
+  fs::remove(dir.path / segment_name(segments[2].first));
+  EXPECT_THROW(replay(0), log_corruption);
+  EXPECT_THROW(replay(segments[1].second - 1), log_corruption);
+  // A checkpoint at or past the second's last commit may have removed the
+  // third (and a crash kept the second's name).
+  EXPECT_NO_THROW(replay(segments[1].second));
+}
+
 TEST(replay, counts_a_transaction_once_a_through_reaches_it) {
   // 6 went out with a group whose `through` (5) it is past: a commit in
   // flight; the next group's `through` counts it.
