@@ -50,4 +50,15 @@ if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == 
 else
   echo "FAIL: damage gave exit $rc: $err"; status=1
 fi
+# A file of the directory that is not a regular file (here a device that
+# never ends) is refused at once, not read.
+rm "$scratch/async/FORMAT"
+ln -s /dev/zero "$scratch/async/FORMAT"
+err=$(timeout 60 "$weave" recover --data "$scratch/async" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -eq 1 ] && [[ "$err" == *"FORMAT is not a regular file"* ]]; then
+  echo "ok: a device in place of a file refused: $err"
+else
+  echo "FAIL: a device in place of FORMAT gave exit $rc: $err"; status=1
+fi
 exit $status
