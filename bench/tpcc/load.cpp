@@ -77,7 +77,9 @@ namespace {
 using txn::status;
 
 // Inserts rows in transactions of a few thousand; flush() commits the last
-// (a loader destroyed without it aborts what is pending).
+// (a loader destroyed without it aborts what is pending). Under sync the
+// commits do not wait for the disk one by one (each would wait out a group
+// window): durable() waits once for all of them.
 class loader {
  public:
   explicit loader(txn::engine& db) : db_(&db), t_(std::make_unique<txn::transaction>(db)) {}
@@ -95,15 +97,24 @@ class loader {
   }
   void flush() {
     if (pending_ == 0) return;
-    if (t_->commit() != txn::commit_status::committed) throw std::runtime_error("a loading transaction did not commit");
+    const txn::deferred_commit c = t_->commit_deferred();
+    if (c.status != txn::commit_status::committed) throw std::runtime_error("a loading transaction did not commit");
+    durable_at_ = std::max(durable_at_, c.durable_at);
     t_ = std::make_unique<txn::transaction>(*db_);
     pending_ = 0;
+  }
+  // Every commit so far is durable (at once without a sync log).
+  void durable() {
+    if (durable_at_ != 0 && db_->wait_acknowledgement(durable_at_) != txn::commit_status::committed) {
+      throw std::runtime_error("the log failed while loading");
+    }
   }
 
  private:
   txn::engine* db_;
   std::unique_ptr<txn::transaction> t_;
   std::size_t pending_ = 0;
+  std::uint64_t durable_at_ = 0;
 };
 
 void load_items(loader& l, const tables& t, random_source& r) {
@@ -268,6 +279,7 @@ void load(txn::engine& db, const tables& t, std::uint32_t warehouses, std::uint6
     load_items(l, t, r);
     load_ch_tables(l, t, r);
     l.flush();
+    l.durable();
   }
   std::atomic<std::uint32_t> next{1}, done{0};
   std::exception_ptr failure;
@@ -279,6 +291,7 @@ void load(txn::engine& db, const tables& t, std::uint32_t warehouses, std::uint6
         random_source r(seed + w, random_source::phase::load);
         load_warehouse(l, t, w, r);
         l.flush();
+        l.durable();  // a warehouse counts as loaded once it is durable
         const std::uint32_t loaded = done.fetch_add(1) + 1;
         if (progress) progress(loaded);
       }

@@ -199,7 +199,10 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       }
       const log_meter meter(db);
       // One epoch per chunk, the same under every durability (ycsb_bench.cpp).
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : 16 * cfg.batch;
+      // Under sync a blocking mode waits up to a group window a transaction
+      // (ycsb_bench.cpp): a chunk of one.
+      const bool blocks = !tpcc::interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t],

@@ -466,7 +466,11 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // One epoch per chunk, the same under every durability: a longer
       // epoch frees versions later and costs more than the wait for the
       // last commits' log group that ends a chunk under sync.
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : 64 * cfg.batch;
+      // A mode that blocks on each commit under sync waits up to a group
+      // window a transaction: a chunk of one, or a long window would run
+      // past the time asked for by 64 windows.
+      const bool blocks = !interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 64 * cfg.batch;
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
