@@ -111,6 +111,16 @@ column::table_recipe parse_recipe(const std::string& spec) {
   if (r.columns > 0 && r.types.size() > r.columns) {
     throw std::invalid_argument(fmt::format("--generate lists {} types for {} columns", r.types.size(), r.columns));
   }
+  // A count asked for that a column's type cannot hold is a mistake, as in
+  // the benchmarks (check_distinct below); 'rows' is as many as each holds.
+  if (distinct_given) {
+    for (const column_type& t : r.types) {
+      if (r.distinct > column::generated_capacity(t)) {
+        throw std::invalid_argument(fmt::format("--generate: distinct={} is more than {} holds ({} values)",
+                                                r.distinct, t.name(), column::generated_capacity(t)));
+      }
+    }
+  }
   return r;
 }
 

@@ -25,11 +25,13 @@ void add_durability_options(CLI::App* cmd, bench::durability_choice& d) {
   cmd->add_option("--data", d.data, "the data directory of a durable engine (new or empty)");
   cmd->add_option("--group-commit-us", d.group_commit_us, "the log's group window in microseconds")
       ->check(unsigned_in(1, 1000000))
+      ->each([&d](const std::string&) { d.window_given = true; })
       ->capture_default_str();
   cmd->add_option("--acks", d.acks,
                   "park | deferred: under --durability sync, a coroutine mode's commit parks until "
                   "durable, or its worker goes on and acknowledges it once durable")
       ->check(CLI::IsMember({"park", "deferred"}))
+      ->each([&d](const std::string&) { d.acks_given = true; })
       ->capture_default_str();
 }
 

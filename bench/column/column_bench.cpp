@@ -232,7 +232,8 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
   // What each type's columns hold: a type with fewer values than asked for
   // ('rows' on a narrow decimal, say) holds all it has.
   nlohmann::ordered_json held;
-  for (const column::column_type& type : o.recipe.types) {
+  for (std::size_t c = 0; c < std::min(o.recipe.columns, o.recipe.types.size()); ++c) {  // the types in use
+    const column::column_type& type = o.recipe.types[c];
     held[type.name()] = std::min(o.recipe.distinct, column::generated_capacity(type));
   }
   base["distinct_by_type"] = held;

@@ -25,11 +25,12 @@ void validate(const durability_choice& d) {
   if (d.acks != "park" && d.acks != "deferred") {
     throw std::invalid_argument("unknown --acks '" + d.acks + "' (park or deferred)");
   }
-  if (d.deferred_acks() && mode != durability::durability_mode::sync) {
-    throw std::invalid_argument("--acks deferred needs --durability sync (nothing else waits for the disk)");
+  if ((d.deferred_acks() || d.acks_given) && mode != durability::durability_mode::sync) {
+    throw std::invalid_argument("--acks " + d.acks + " needs --durability sync (nothing else waits for the disk)");
   }
   if (mode == durability::durability_mode::off) {
     if (!d.data.empty()) throw std::invalid_argument("--data needs --durability async or sync");
+    if (d.window_given) throw std::invalid_argument("--group-commit-us needs --durability async or sync");
     return;
   }
   if (d.data.empty()) throw std::invalid_argument("--durability " + d.mode + " needs --data DIR");

@@ -22,6 +22,8 @@ struct durability_choice {
   // park | deferred: under sync, an interleaved commit parks until durable,
   // or its worker goes on and acknowledges it once durable (acknowledgements.hpp).
   std::string acks = "park";
+  // Given on the command line: an option that the mode ignores is refused.
+  bool window_given = false, acks_given = false;
   bool deferred_acks() const { return acks == "deferred"; }
 };
 

@@ -165,6 +165,9 @@ expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --wareh
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
 expect_message "rows above 2^32 needs distinct=" query in --generate rows=16777215Ti --random 1
 expect_message "a table has 1..100000 columns" query in --generate rows=10,columns=0 --random 1
+expect_message "--group-commit-us needs --durability" bench ycsb --group-commit-us 500
+expect_message "--acks park needs --durability sync" bench tpcc --acks park
+expect_message "is more than DECIMAL(1,1) holds" query in --generate 'rows=100,types=DECIMAL(1,1),distinct=1000' --random 5
 # A limit on address space refuses the room tables reserve to grow into:
 # the message names the limit (exit 1: not bad input, too little room).
 if [ "$build" = plain ] && (ulimit -v 4000000) 2>/dev/null; then
