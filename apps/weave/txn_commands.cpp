@@ -64,7 +64,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   auto* cmd = bench_app.add_subcommand("ycsb", "YCSB transactions in every execution mode");
   cmd->add_option("--records", y->records, "records in the table")->capture_default_str()
         ->check(size_value);
-  cmd->add_option("--key-bytes", y->key_bytes, "8: integer keys; 9 to 47: byte-string keys \"user\" and digits")->capture_default_str();
+  cmd->add_option("--key-bytes", y->key_bytes, "8: integer keys; any other length up to 47: byte-string keys, \"user\" and the record number's digits")->capture_default_str();
   cmd->add_option("--value-bytes", y->value_bytes, "value size")->capture_default_str();
   cmd->add_option("--workload", y->workload, "read | update | rmw | mixed | scan")->capture_default_str();
   cmd->add_option("--ops-per-txn", y->ops_per_txn, "operations per transaction")->capture_default_str();
