@@ -70,7 +70,7 @@ int recover(const std::string& data) {
     }
   }
   txn::engine_options options;
-  options.log.mode = durability::durability_mode::async;  // it commits nothing
+  options.read_only = true;  // a report: the directory stays as it is
   const std::unique_ptr<txn::engine> db = txn::engine::open(data, options);
   const txn::recovery_report& r = db->recovery();
   std::printf("data directory %s: every checksum verified\n", data.c_str());
@@ -82,7 +82,8 @@ int recover(const std::string& data) {
                 static_cast<unsigned long long>(r.checkpoint_bytes));
   }
   std::printf("log: %llu segments, %llu bytes; %llu bytes read after the checkpoint, %llu transactions replayed, "
-              "%llu never acknowledged and discarded, %llu torn bytes cut off\n",
+              "%llu never acknowledged and discarded, %llu torn bytes at the end (left in place: an engine "
+              "opening the directory cuts them)\n",
               static_cast<unsigned long long>(segments), static_cast<unsigned long long>(log_bytes),
               static_cast<unsigned long long>(r.log_bytes), static_cast<unsigned long long>(r.log_transactions),
               static_cast<unsigned long long>(r.log_discarded), static_cast<unsigned long long>(r.torn_bytes));
@@ -102,7 +103,7 @@ int recover(const std::string& data) {
 
 void add_data_commands(CLI::App& app, command_table& commands) {
   auto data = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("recover", "recover a data directory and print what it holds (verifies every checksum)");
+  auto* cmd = app.add_subcommand("recover", "recover a data directory in memory and print what it holds (verifies every checksum; writes nothing)");
   cmd->add_option("--data", *data, "the data directory of a durable engine")->required();
   commands.add(cmd, [data] { return recover(*data); });
 }

@@ -87,9 +87,29 @@ std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string&
 
 }  // namespace
 
-data_directory::data_directory(std::filesystem::path path) : path_(std::move(path)) {
+data_directory::data_directory(std::filesystem::path path, bool read_only)
+    : path_(std::move(path)), read_only_(read_only) {
   std::error_code ec;
   if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) refuse(path_, "is not a directory");
+  if (read_only_) {
+    if (!fs::exists(path_, ec)) refuse(path_, "does not exist");
+    const fs::path format = path_ / format_file;
+    if (!fs::exists(format, ec)) refuse(path_, "is not a weave data directory (no FORMAT file)");
+    const std::string text = read_whole(path_, format);
+    if (text != format_line() + "\n") {
+      refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
+    }
+    lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (lock_fd_ >= 0) lock(LOCK_SH);
+    try {
+      if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
+    } catch (...) {
+      if (lock_fd_ >= 0) ::close(lock_fd_);
+      lock_fd_ = -1;
+      throw;
+    }
+    return;
+  }
   if (!fs::exists(path_, ec)) {
     fs::create_directories(path_, ec);
     if (ec) refuse(path_, fmt::format("cannot be created: {}", ec.message()));
@@ -122,13 +142,7 @@ data_directory::data_directory(std::filesystem::path path) : path_(std::move(pat
   }
   lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) refuse(path_, fmt::format("cannot create its lock file: {}", std::strerror(errno)));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int saved = errno;
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    refuse(path_, saved == EWOULDBLOCK ? "is in use by another engine (its LOCK is held)"
-                                       : fmt::format("cannot lock: {}", std::strerror(saved)));
-  }
+  lock(LOCK_EX);
   try {
     if (fresh) replace_file(path_, format_file, format_line() + "\n");
     if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
@@ -139,11 +153,22 @@ data_directory::data_directory(std::filesystem::path path) : path_(std::move(pat
   }
 }
 
+void data_directory::lock(int how) {
+  if (::flock(lock_fd_, how | LOCK_NB) != 0) {
+    const int saved = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    refuse(path_, saved == EWOULDBLOCK ? "is in use by another engine (its LOCK is held)"
+                                       : fmt::format("cannot lock: {}", std::strerror(saved)));
+  }
+}
+
 data_directory::~data_directory() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the lock
 }
 
 void data_directory::add_table(const catalog_entry& entry) {
+  if (read_only_) throw std::logic_error("a data directory opened read-only records no table");
   if (entry.id != catalog_.size() || entry.name.empty() || entry.name.find('\n') != std::string::npos) {
     throw std::invalid_argument("a catalog entry takes the next id and a one-line name");
   }

@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
-engine::engine(isolation level, const fs::path& directory)
-    : level_(level), directory_(std::make_unique<durability::data_directory>(directory)) {}
+engine::engine(isolation level, const fs::path& directory, bool read_only)
+    : level_(level), read_only_(read_only), directory_(std::make_unique<durability::data_directory>(directory, read_only)) {}
 
 engine::~engine() {
   if (checkpointer_.joinable()) {
@@ -38,10 +38,13 @@ engine::~engine() {
 }
 
 std::unique_ptr<engine> engine::open(const fs::path& directory, engine_options options) {
-  if (options.log.mode == durability::durability_mode::off) {
+  if (options.log.mode == durability::durability_mode::off && !options.read_only) {
     throw std::invalid_argument("durability 'off' keeps no data directory: use the in-memory engine");
   }
-  std::unique_ptr<engine> e(new engine(options.level, directory));
+  if (options.read_only && options.checkpoint_every.count() > 0) {
+    throw std::invalid_argument("an engine opened read-only takes no checkpoints");
+  }
+  std::unique_ptr<engine> e(new engine(options.level, directory, options.read_only));
   e->recover(options);
   if (options.checkpoint_every.count() > 0) {
     e->checkpointer_ = std::thread([raw = e.get(), every = options.checkpoint_every] { raw->checkpointer(every); });
@@ -105,7 +108,7 @@ durability::redo_log::buffer& engine::log_buffer() {
 }
 
 std::uint64_t engine::checkpoint() {
-  if (log_ == nullptr) throw std::logic_error("an in-memory engine takes no checkpoints");
+  if (log_ == nullptr) throw std::logic_error("an engine without a log (in memory, or read-only) takes no checkpoints");
   std::lock_guard<std::mutex> one(checkpoint_mutex_);
   const fs::path& dir = directory_->path();
   transaction t = begin();  // holds off pruning below its snapshot

@@ -613,7 +613,7 @@ void engine::recover(const engine_options& options) {
   }
   join();
   // Only now that everything read is sound: nothing is written on a failure.
-  durability::cut_torn_tail(dir, replay);
+  if (!options.read_only) durability::cut_torn_tail(dir, replay);
   recovery_.log_read_seconds = log_read_seconds;
   recovery_.log_transactions = replay.applied;
   recovery_.log_discarded = replay.discarded;
@@ -624,8 +624,9 @@ void engine::recover(const engine_options& options) {
   const std::uint64_t last = std::max({snapshot, replay.through, replay.last_commit, std::uint64_t{1}});
   recovery_.last_commit = std::max(snapshot, replay.through);
   clock_.start_at(last);
-  log_ = std::make_unique<durability::redo_log>(
-      dir, options.log, [this] { return clock_.now(); }, &replay);
+  if (!options.read_only) {
+    log_ = std::make_unique<durability::redo_log>(dir, options.log, [this] { return clock_.now(); }, &replay);
+  }
   recovery_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

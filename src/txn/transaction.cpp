@@ -38,8 +38,8 @@ commit_status transaction::commit_in_memory() {
     return commit_status::write_conflict;
   }
   durability::redo_log* log = engine_->log_.get();
-  if (log != nullptr && !writes_.empty() && log->failed()) {
-    abort();
+  if (!writes_.empty() && ((log != nullptr && log->failed()) || engine_->read_only_)) {
+    abort();  // not durable, so not committed
     return commit_status::log_failure;
   }
   std::uint64_t ts = 0;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "support/temp_dir.hpp"
@@ -33,6 +34,45 @@ TEST(data_directory, creates_a_missing_directory) {
   EXPECT_TRUE(fs::exists(p / "FORMAT"));
   data_directory again(p);  // the lock went with the first
   EXPECT_TRUE(again.catalog().empty());
+}
+
+TEST(data_directory, read_only_opens_only_a_data_directory_and_writes_nothing) {
+  temp_dir t;
+  const auto refusal = [](const fs::path& p) -> std::string {
+    try {
+      data_directory d(p, true);
+    } catch (const data_directory_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(refusal(t.path / "missing").find("does not exist"), std::string::npos);
+  EXPECT_FALSE(fs::exists(t.path / "missing"));
+  const fs::path empty = t.path / "empty";
+  fs::create_directory(empty);
+  EXPECT_NE(refusal(empty).find("no FORMAT"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(empty));
+  // A directory a writer made: read, locked against writers, not written.
+  const fs::path made = t.path / "made";
+  {
+    data_directory w(made);
+    w.add_table({0, "t", false});
+  }
+  fs::remove(made / "LOCK");
+  {
+    data_directory r(made, true);
+    ASSERT_EQ(r.catalog().size(), 1u);
+    EXPECT_THROW(r.add_table({1, "u", false}), std::logic_error);
+    EXPECT_FALSE(fs::exists(made / "LOCK"));
+  }
+  std::ofstream(made / "LOCK");
+  {
+    data_directory r(made, true);
+    data_directory r2(made, true);  // readers share
+    EXPECT_NE(message_of(made).find("in use"), std::string::npos);
+  }
+  data_directory w(made);
+  EXPECT_NE(refusal(made).find("in use"), std::string::npos);
 }
 
 TEST(data_directory, refuses_a_file_another_format_and_a_foreign_directory_without_writing) {

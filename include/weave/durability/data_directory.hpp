@@ -35,7 +35,10 @@ struct catalog_entry {
 class data_directory {
  public:
   // Creates or opens `path` and takes its lock for the object's life.
-  explicit data_directory(std::filesystem::path path);
+  // Read-only: opens an existing directory only, writes nothing (no lock
+  // file either: it takes a shared lock on one that exists, which keeps a
+  // writer out meanwhile), and records no table.
+  explicit data_directory(std::filesystem::path path, bool read_only = false);
   ~data_directory();
   data_directory(const data_directory&) = delete;
   data_directory& operator=(const data_directory&) = delete;
@@ -48,7 +51,11 @@ class data_directory {
   void add_table(const catalog_entry& entry);
 
  private:
+  // Takes the lock on lock_fd_ (LOCK_SH or LOCK_EX), or closes it and refuses.
+  void lock(int how);
+
   std::filesystem::path path_;
+  bool read_only_ = false;
   int lock_fd_ = -1;
   std::vector<catalog_entry> catalog_;
 };

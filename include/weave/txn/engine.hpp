@@ -45,6 +45,11 @@ struct engine_options {
   // A checkpoint this often, by a thread of the engine's (zero: only when
   // checkpoint() is called).
   std::chrono::milliseconds checkpoint_every{0};
+  // Opens the directory to see what it holds, writing nothing: recovery
+  // leaves a torn tail in place (recovery_report::torn_bytes says how much)
+  // and starts no log segment, a transaction that writes fails to commit
+  // (log_failure), and no table or checkpoint is made. `weave recover`.
+  bool read_only = false;
 };
 
 // What opening a data directory found and did.
@@ -133,7 +138,7 @@ class engine {
 
  private:
   friend class transaction;
-  engine(isolation level, const std::filesystem::path& directory);
+  engine(isolation level, const std::filesystem::path& directory, bool read_only);
   void recover(const engine_options& options);
   table& add_table(std::string name, key_kind keys, std::size_t expected_records);
   void checkpointer(std::chrono::milliseconds every);
@@ -141,6 +146,7 @@ class engine {
   durability::redo_log::buffer& log_buffer();
 
   isolation level_;
+  bool read_only_ = false;  // opened read-only: commits that write fail
   commit_clock clock_;
   alignas(64) std::atomic<std::uint64_t> next_id_{1};
   const std::uint64_t serial_ = [] {
