@@ -91,26 +91,8 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
     : path_(std::move(path)), read_only_(read_only) {
   std::error_code ec;
   if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) refuse(path_, "is not a directory");
-  if (read_only_) {
-    if (!fs::exists(path_, ec)) refuse(path_, "does not exist");
-    const fs::path format = path_ / format_file;
-    if (!fs::exists(format, ec)) refuse(path_, "is not a weave data directory (no FORMAT file)");
-    const std::string text = read_whole(path_, format);
-    if (text != format_line() + "\n") {
-      refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
-    }
-    lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (lock_fd_ >= 0) lock(LOCK_SH);
-    try {
-      if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
-    } catch (...) {
-      if (lock_fd_ >= 0) ::close(lock_fd_);
-      lock_fd_ = -1;
-      throw;
-    }
-    return;
-  }
   if (!fs::exists(path_, ec)) {
+    if (read_only_) refuse(path_, "does not exist");
     fs::create_directories(path_, ec);
     if (ec) refuse(path_, fmt::format("cannot be created: {}", ec.message()));
     // The new directory's name lives in its parent: sync that too.
@@ -120,7 +102,9 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
       ::close(parent);
     }
   }
-  if (::access(path_.c_str(), W_OK | X_OK) != 0) refuse(path_, fmt::format("cannot be written: {}", std::strerror(errno)));
+  if (!read_only_ && ::access(path_.c_str(), W_OK | X_OK) != 0) {
+    refuse(path_, fmt::format("cannot be written: {}", std::strerror(errno)));
+  }
   // The format first, so that another version's directory is left untouched (no lock file either).
   const fs::path format = path_ / format_file;
   const bool fresh = !fs::exists(format, ec);
@@ -129,6 +113,8 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
     if (text != format_line() + "\n") {
       refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
     }
+  } else if (read_only_) {
+    refuse(path_, "is not a weave data directory (no FORMAT file)");
   } else {
     // A crash while a directory was being set up leaves at most these.
     fs::directory_iterator entries(path_, ec);
@@ -140,14 +126,21 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
       }
     }
   }
-  lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) refuse(path_, fmt::format("cannot create its lock file: {}", std::strerror(errno)));
-  lock(LOCK_EX);
+  if (read_only_) {
+    // A shared lock on the lock file if there is one (writers are kept out
+    // meanwhile, readers are not); none is made.
+    lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (lock_fd_ >= 0) lock(LOCK_SH);
+  } else {
+    lock_fd_ = ::open((path_ / lock_file).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) refuse(path_, fmt::format("cannot create its lock file: {}", std::strerror(errno)));
+    lock(LOCK_EX);
+  }
   try {
-    if (fresh) replace_file(path_, format_file, format_line() + "\n");
+    if (fresh) replace_file(path_, format_file, format_line() + "\n");  // never read-only: refused above
     if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
   } catch (...) {
-    ::close(lock_fd_);  // no destructor runs for a constructor that throws
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // no destructor runs for a constructor that throws
     lock_fd_ = -1;
     throw;
   }
