@@ -34,7 +34,7 @@ std::string read_file(const std::filesystem::path& path) {
   return bytes;
 }
 
-int open_to_read(const std::filesystem::path& path) {
+int open_to_read(const std::filesystem::path& path, std::size_t* bytes) {
   // Non-blocking, or opening a pipe would wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw_errno("cannot open " + path.string());
@@ -52,19 +52,19 @@ int open_to_read(const std::filesystem::path& path) {
   // Back to blocking reads (a regular file ignores the flag, but a reader
   // should not depend on that).
   static_cast<void>(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK));
+  if (bytes != nullptr) *bytes = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
   return fd;
 }
 
 void read_file(const std::filesystem::path& path, std::string& bytes) {
-  const int fd = open_to_read(path);
+  std::size_t size = 0;
+  const int fd = open_to_read(path, &size);
   const std::string what = "cannot read " + path.string();
   try {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw_errno(what);
     static_cast<void>(::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));  // a hint: larger readahead
     // Read in place, in large pieces: a segment is tens of MB, and growing a
     // string from small reads would copy it twice more.
-    bytes.resize(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)) + 1);
+    bytes.resize(size + 1);
     std::size_t done = 0;
     for (;;) {
       if (done == bytes.size()) bytes.resize(bytes.size() * 2);  // it grew since fstat

@@ -2,6 +2,7 @@
 // The system calls the durability layer's files share, each throwing
 // std::system_error with errno and a message that names the file.
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -16,8 +17,9 @@ void write_all(int fd, std::string_view bytes, const std::string& what);
 
 // Opens a file of the data directory to read, refusing anything but a
 // regular file (a device or a pipe in its place would hang a reader or feed
-// it without end). Returns the descriptor; throws std::system_error.
-int open_to_read(const std::filesystem::path& path);
+// it without end). Returns the descriptor, and its size in `bytes` if
+// asked; throws std::system_error.
+int open_to_read(const std::filesystem::path& path, std::size_t* bytes = nullptr);
 
 // The whole file.
 std::string read_file(const std::filesystem::path& path);
