@@ -70,6 +70,21 @@ std::vector<column_type> parse_type_list(const std::string& list, char sep) {
   return types;
 }
 
+// A distinct count that a column's type cannot hold is a mistake, not a
+// request for fewer: the table would be labelled with a count it lacks.
+// `option` names it in the message ("--distinct", "--generate: distinct=").
+void check_distinct(const std::vector<column::column_type>& types, const std::vector<std::size_t>& sweep,
+                    std::string_view option = "--distinct ") {
+  for (const std::size_t d : sweep) {
+    for (const column::column_type& t : types) {
+      if (d > column::generated_capacity(t)) {
+        throw std::invalid_argument(fmt::format("{}{} is more than {} holds ({} values)", option, d,
+                                                t.name(), column::generated_capacity(t)));
+      }
+    }
+  }
+}
+
 // --generate rows=1M,columns=4,types=int+decimal+varchar,distinct=1000,fragment=main,seed=42
 column::table_recipe parse_recipe(const std::string& spec) {
   column::table_recipe r;
@@ -111,16 +126,8 @@ column::table_recipe parse_recipe(const std::string& spec) {
   if (r.columns > 0 && r.types.size() > r.columns) {
     throw std::invalid_argument(fmt::format("--generate lists {} types for {} columns", r.types.size(), r.columns));
   }
-  // A count asked for that a column's type cannot hold is a mistake, as in
-  // the benchmarks (check_distinct below); 'rows' is as many as each holds.
-  if (distinct_given) {
-    for (const column_type& t : r.types) {
-      if (r.distinct > column::generated_capacity(t)) {
-        throw std::invalid_argument(fmt::format("--generate: distinct={} is more than {} holds ({} values)",
-                                                r.distinct, t.name(), column::generated_capacity(t)));
-      }
-    }
-  }
+  // As in the benchmarks; without distinct=, each type holds as many as it can.
+  if (distinct_given) check_distinct(r.types, {r.distinct}, "--generate: distinct=");
   return r;
 }
 
@@ -309,18 +316,6 @@ struct bench_cli {
   }
 };
 
-// A distinct count that a column's type cannot hold is a mistake, not a
-// request for fewer: the table would be labelled with a count it lacks.
-void check_distinct(const std::vector<column::column_type>& types, const std::vector<std::size_t>& sweep) {
-  for (const std::size_t d : sweep) {
-    for (const column::column_type& t : types) {
-      if (d > column::generated_capacity(t)) {
-        throw std::invalid_argument(fmt::format("--distinct {} is more than {} holds ({} values)", d,
-                                                t.name(), column::generated_capacity(t)));
-      }
-    }
-  }
-}
 
 // Runs a column benchmark once per distinct-value count of `sweep` (each on
 // its own table), printing each JSON line, and plots them all if asked. Every
