@@ -12,7 +12,11 @@ transaction::transaction(engine& e, reservation r)
       reserved_(std::move(r)) {
   // Outside a batch the transaction holds off pruning; it says so before
   // it reads its snapshot, so that no version it may need goes first.
-  if (participant_ == nullptr) e.epochs_.hold_floor();
+  if (participant_ == nullptr) {
+    e.epochs_.hold_floor();
+  } else {
+    generation_ = participant_->begin_item();
+  }
   if (serializable_) ssn_.start();
   begin_ = e.now();
 }
@@ -22,6 +26,7 @@ transaction::transaction(transaction&& o) noexcept
       participant_(o.participant_),
       begin_(o.begin_),
       id_(o.id_),
+      generation_(o.generation_),
       serializable_(o.serializable_),
       state_(o.state_),
       writes_(std::move(o.writes_)),
@@ -128,7 +133,12 @@ void transaction::finish() noexcept {
   state_ = state::finished;
   // Siblings waiting for these records now begin after this commit.
   reserved_.release();
-  if (participant_ == nullptr) engine_->epochs_.release_floor();
+  if (participant_ == nullptr) {
+    engine_->epochs_.release_floor();
+  } else {
+    // Later transactions of the batch read snapshots at or after now().
+    participant_->end_item(generation_, [this] { return engine_->now(); });
+  }
 }
 
 // Cuts the chains this transaction wrote below the newest version every

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "weave/exec/batched_scheduler.hpp"
+#include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/txn/engine.hpp"
 
@@ -48,6 +49,56 @@ TEST(epochs, free_retired_objects_only_after_every_batch_that_could_see_them) {
   EXPECT_EQ(freed, 1);
   EXPECT_EQ(a.pending(), 0u);
   EXPECT_EQ(m.lowest_floor(9), 9u) << "no batch runs";
+}
+
+// A batch's floor rises as its items end, never past an item still running.
+TEST(epochs, a_batch_floor_rises_as_its_items_end_but_not_past_a_running_one) {
+  epoch_manager m;
+  participant& p = m.join();
+  std::uint64_t clock = 10;
+  const auto now = [&] { return clock; };
+  {
+    const epoch_guard batch(p, now);
+    const unsigned a = p.begin_item();  // both began at 10
+    const unsigned b = p.begin_item();
+    clock = 20;
+    p.end_item(a, now);
+    EXPECT_EQ(m.lowest_floor(100), 10u) << "b still runs";
+    const unsigned c = p.begin_item();  // began at 20
+    clock = 30;
+    p.end_item(b, now);
+    EXPECT_EQ(m.lowest_floor(100), 20u) << "c began at 20 and still runs";
+    clock = 40;
+    p.end_item(c, now);
+    EXPECT_EQ(m.lowest_floor(100), 40u) << "nothing runs: later items begin at 40 or after";
+    const unsigned d = p.begin_item();
+    clock = 50;
+    const unsigned e = p.begin_item();
+    clock = 60;
+    p.end_item(e, now);
+    EXPECT_EQ(m.lowest_floor(100), 40u) << "d began at 40 and still runs";
+    p.end_item(d, now);
+    EXPECT_EQ(m.lowest_floor(100), 60u);
+  }
+  EXPECT_EQ(m.lowest_floor(100), 100u) << "no batch runs";
+  // An item that outlives its batch and ends in the next one does not lift
+  // that batch's floor past an item of its own.
+  unsigned late = 0;
+  {
+    const epoch_guard batch(p, now);
+    late = p.begin_item();
+  }
+  clock = 70;
+  {
+    const epoch_guard batch(p, now);
+    const unsigned f = p.begin_item();  // began at 70
+    clock = 80;
+    p.end_item(late, now);
+    EXPECT_EQ(m.lowest_floor(100), 70u) << "f began at 70 and still runs";
+    clock = 90;
+    p.end_item(f, now);
+    EXPECT_EQ(m.lowest_floor(100), 90u);
+  }
 }
 
 std::size_t chain_length(const table& t, std::uint64_t key) {
@@ -87,6 +138,62 @@ TEST(epochs, updates_in_batches_keep_chains_short_and_unmanaged_readers_keep_the
   ASSERT_EQ(old_reader.commit(), commit_status::committed);
   update("v151");
   EXPECT_LE(chain_length(t, 1), 2u);
+}
+
+// One long batch: pruning follows its transactions as they end, so chains
+// stay short, but never passes one still running, which keeps its snapshot.
+TEST(epochs, a_long_batch_keeps_chains_short_and_its_oldest_transaction_keeps_its_snapshot) {
+  engine db;
+  table& t = one_record(db);
+  participant& worker = db.join();
+  const epoch_guard batch = db.enter(worker);
+  const auto update = [&](const std::string& value) {
+    transaction u = db.begin();
+    ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, 1, value)), status::ok);
+    ASSERT_EQ(u.commit(), commit_status::committed);
+  };
+  for (int i = 1; i <= 100; ++i) update("v" + std::to_string(i));
+  EXPECT_LE(chain_length(t, 1), 2u);
+
+  transaction old_reader = db.begin();  // a sibling in the same batch
+  for (int i = 101; i <= 150; ++i) update("v" + std::to_string(i));
+  EXPECT_GE(chain_length(t, 1), 50u);
+  EXPECT_EQ(sync_wait(old_reader.get<interleaved_policy>(t, 1)).value_or("<pruned>"), "v100");
+  ASSERT_EQ(old_reader.commit(), commit_status::committed);
+  update("v151");
+  update("v152");
+  EXPECT_LE(chain_length(t, 1), 2u);
+}
+
+template <class Policy>
+task<bool> overwrite(engine& db, table& t, std::uint64_t key) {
+  transaction x = db.begin();
+  if (co_await x.put<Policy>(t, key, "w" + std::to_string(key)) != status::ok) co_return false;
+  co_return co_await x.commit<Policy>() == commit_status::committed;
+}
+
+// A pipeline that is never empty, in one long batch, still lets chains be
+// cut: with the batch's floor fixed where it began, each of these records
+// kept every version written in the batch (60 and more).
+TEST(epochs, a_pipeline_in_one_long_batch_keeps_chains_short) {
+  engine db;
+  constexpr std::uint64_t keys = 16;
+  table& t = db.create_table("t");
+  {
+    transaction load = db.begin();
+    for (std::uint64_t k = 0; k < keys; ++k)
+      ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, k, "v")), status::ok);
+    ASSERT_EQ(load.commit(), commit_status::committed);
+  }
+  participant& worker = db.join();
+  const epoch_guard batch = db.enter(worker);
+  std::size_t commits = 0;
+  // Four in flight over consecutive keys: siblings never write the same record.
+  interleaved_scheduler{4}.run(
+      1000, [&](auto policy, std::size_t i) { return overwrite<decltype(policy)>(db, t, i % keys); },
+      [&](std::size_t, bool ok) { commits += ok ? 1 : 0; });
+  EXPECT_EQ(commits, 1000u);
+  for (std::uint64_t k = 0; k < keys; ++k) EXPECT_LE(chain_length(t, k), 8u) << "key " << k;
 }
 
 // A transaction belongs to its engine's epochs, not to whatever guard its

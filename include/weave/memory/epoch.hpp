@@ -15,6 +15,15 @@
 // snapshot at or after it). The lowest floor over the workers bounds what
 // any running batch may still use. Work outside any guard holds the floor
 // (hold_floor/release_floor), and no lowest floor is known while it runs.
+// Within a batch the floor rises as its items (its transactions) end: the
+// user brackets each item (begin_item, end_item) and says what later items
+// will look at no lower than. Items join the current generation; once every
+// item of the generation before has ended, the floor rises to where the
+// current one began and a new generation begins. A long batch of short
+// items (or a pipeline that is never empty) then holds pruning back about
+// two items' lifetimes, not its whole length: with one floor per batch of
+// 512 transactions, a Zipfian key's chain kept every version of the batch's
+// span, and each commit walked them all (docs/results/contention.md).
 //
 // A thread may be inside guards of several managers at once (a task-runtime
 // worker running transactions); current(manager) finds its guard's
@@ -25,9 +34,11 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
+
+#include "weave/assert.hpp"
 
 namespace weave {
 
@@ -47,6 +58,29 @@ class participant {
   void retire(void* p, void (*free)(void*));
   std::size_t pending() const noexcept { return retired_.size(); }
 
+  // One item of the batch begins. It must look at nothing below what the
+  // `floor` source of end_item (the engine's clock) gave before this call;
+  // so a transaction reads its snapshot after it. Returns the item's
+  // generation, for its end_item. Items begin and end on the batch's thread.
+  unsigned begin_item() noexcept {
+    ++owned_.running[owned_.current];
+    return owned_.current;
+  }
+  // The item of generation `g` ends; `floor()` reads the source.
+  template <class Floor>
+  void end_item(unsigned g, Floor&& floor) {
+    WEAVE_ASSERT(owned_.running[g] > 0);
+    --owned_.running[g];
+    const unsigned previous = owned_.current ^ 1u;
+    if (owned_.running[previous] != 0) return;
+    // Every running item began in the current generation, at or after its
+    // start; with none running, later ones begin at or after now.
+    const std::uint64_t now = floor();
+    raise_floor(owned_.running[owned_.current] == 0 ? now : owned_.start[owned_.current]);
+    owned_.current = previous;
+    owned_.start[owned_.current] = now;
+  }
+
  private:
   friend class epoch_manager;
   friend class epoch_guard;
@@ -59,6 +93,24 @@ class participant {
   epoch_manager* manager_;
   std::atomic<std::uint64_t> epoch_{idle};
   std::atomic<std::uint64_t> floor_{no_floor};  // 0 while being set: blocks pruning
+  // Items begun and not ended, by generation, and where each generation
+  // began (0: not known). The batch's thread's alone, written at every
+  // transaction's begin and end: on a line of their own, away from the
+  // floor and epoch the other workers read at every commit.
+  struct alignas(64) owned {
+    std::size_t running[2] = {0, 0};
+    std::uint64_t start[2] = {0, 0};
+    unsigned current = 0;
+  } owned_;
+
+  void raise_floor(std::uint64_t to) noexcept {
+    const std::uint64_t f = floor_.load(std::memory_order_relaxed);
+    // Outside a batch (no_floor), or while the guard sets it (0), the floor
+    // is the guard's. Release is more than pruning needs: it only unlinks
+    // versions (freeing them waits for the epochs), and only items that have
+    // ended looked below the new floor.
+    if (f != no_floor && f != 0 && to > f) floor_.store(to, std::memory_order_release);
+  }
   std::vector<retired_object> retired_;
 };
 

@@ -406,6 +406,7 @@ class transaction {
   participant* participant_;  // the batch's, or null (unmanaged)
   std::uint64_t begin_ = 0;
   std::uint64_t id_;
+  unsigned generation_ = 0;  // in its participant's batch (epoch.hpp: begin_item)
   bool serializable_;
   state state_ = state::active;
   std::uint64_t wait_for_ = 0;  // under sync: the commit the caller must see durable
