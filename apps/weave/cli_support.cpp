@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "bench/plot.hpp"
+#include "bench/workload/auto_batch.hpp"
 #include "bench/workload/size.hpp"
 #include "weave/memory/machine.hpp"
 
@@ -38,6 +39,21 @@ std::vector<std::string> split(const std::string& list) {
 std::vector<std::size_t> parse_sizes(const std::string& list) {
   std::vector<std::size_t> out;
   for (const auto& item : split(list)) out.push_back(bench::parse_size(item));
+  return out;
+}
+
+std::vector<std::size_t> parse_batches(const std::string& list) {
+  std::vector<std::size_t> out;
+  for (const auto& item : split(list)) {
+    if (item == "auto") {
+      out.push_back(bench::auto_batch);
+      continue;
+    }
+    const std::size_t b = bench::parse_size(item);
+    if (b == 0)
+      throw std::invalid_argument(fmt::format("'{}' is not a batch size (1 or more, or auto)", item));
+    out.push_back(b);
+  }
   return out;
 }
 
@@ -137,6 +153,17 @@ const CLI::Validator size_list_or_auto([](std::string& text) { return sizes(text
                                        "sizes or auto");
 const CLI::Validator size_list_or_rows([](std::string& text) { return sizes(text, true, {"rows"}); }, "",
                                        "sizes or rows");
+
+const CLI::Validator batch_list(
+    [](std::string& text) -> std::string {
+      try {
+        parse_batches(text);
+      } catch (const std::invalid_argument& e) {
+        return e.what();
+      }
+      return {};
+    },
+    "", "batch sizes or auto");
 
 CLI::Validator real_in(double lo, double hi) {
   return CLI::Validator(

@@ -18,6 +18,9 @@ namespace weave::cli {
 std::vector<std::string> split(const std::string& list);
 // Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
 std::vector<std::size_t> parse_sizes(const std::string& list);
+// Comma-separated batch sizes (1 and up), each of which may be the word
+// auto (bench::auto_batch: chosen at run time).
+std::vector<std::size_t> parse_batches(const std::string& list);
 // Comma-separated latency targets in microseconds (their range is checked
 // by the benchmarks' validate()); none for an empty string.
 std::vector<double> parse_latency_targets(const std::string& list);
@@ -42,6 +45,8 @@ extern const CLI::Validator size_value;
 extern const CLI::Validator size_list;
 extern const CLI::Validator size_list_or_auto;
 extern const CLI::Validator size_list_or_rows;
+// Batch sizes as parse_batches takes them.
+extern const CLI::Validator batch_list;
 // A real option's range, with a short message.
 CLI::Validator real_in(double lo, double hi);
 // When parsing failed on a word that names no command at its place ("weave

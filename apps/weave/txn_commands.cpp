@@ -72,9 +72,12 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--theta", y->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
   cmd->add_option("--threads", y->threads, "comma-separated worker thread counts")->capture_default_str()
         ->check(size_list);
-  cmd->add_option("--batch", y->batches, "comma-separated batch sizes (transactions in flight per worker)")
+  cmd->add_option(
+         "--batch", y->batches,
+         "comma-separated batch sizes (transactions in flight per worker); auto: chosen at run time, "
+         "smaller while transactions conflict")
       ->capture_default_str()
-        ->check(size_list);
+      ->check(batch_list);
   cmd->add_option("--latency-target-us", y->latency_targets,
                   "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                   "(or pipeline depth) chosen at run time to meet it");
@@ -102,7 +105,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.scan_length = y->scan_length;
     o.theta = y->theta;
     o.threads = parse_sizes(y->threads);
-    o.batches = parse_sizes(y->batches);
+    o.batches = parse_batches(y->batches);
     o.latency_targets_us = parse_latency_targets(y->latency_targets);
     o.pipeline = y->pipeline;
     o.seconds = y->seconds;
@@ -153,8 +156,12 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str()
         ->check(size_list);
-  tpcc_cmd->add_option("--batch", c->batches, "comma-separated batch sizes")->capture_default_str()
-        ->check(size_list);
+  tpcc_cmd
+      ->add_option(
+          "--batch", c->batches,
+          "comma-separated batch sizes; auto: chosen at run time, smaller while transactions conflict")
+      ->capture_default_str()
+      ->check(batch_list);
   tpcc_cmd->add_option("--latency-target-us", c->latency_targets,
                        "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                        "(or pipeline depth) chosen at run time to meet it");
@@ -180,7 +187,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.mix = tpcc::parse_mix(c->mix);
     o.suppliers = c->suppliers;
     o.threads = parse_sizes(c->threads);
-    o.batches = parse_sizes(c->batches);
+    o.batches = parse_batches(c->batches);
     o.latency_targets_us = parse_latency_targets(c->latency_targets);
     o.pipeline = c->pipeline;
     o.seconds = c->seconds;

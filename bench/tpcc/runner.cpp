@@ -100,10 +100,13 @@ void run_with(Scheduler&& scheduler, worker_state& ws, std::size_t retries, std:
 }
 
 template <bool Nested, bool MultiKey>
-void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
-                     const std::array<unsigned, kinds>& percent, tally& out, latency_target_scheduler* tuned) {
+void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries,
+                     std::size_t count, const std::array<unsigned, kinds>& percent, tally& out,
+                     latency_target_scheduler* tuned, txn::contention_scheduler* contended) {
   if (tuned != nullptr) {
     run_with<Nested, MultiKey>(*tuned, ws, retries, count, percent, out);
+  } else if (contended != nullptr) {
+    run_with<Nested, MultiKey>(*contended, ws, retries, count, percent, out);
   } else if (pipeline) {
     run_with<Nested, MultiKey>(interleaved_scheduler{batch}, ws, retries, count, percent, out);
   } else {
@@ -113,17 +116,24 @@ void run_interleaved(worker_state& ws, std::size_t batch, bool pipeline, std::si
 
 }  // namespace
 
-void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
-               const std::array<unsigned, kinds>& percent, tally& out, latency_target_scheduler* tuned) {
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries,
+               std::size_t count, const std::array<unsigned, kinds>& percent, tally& out,
+               latency_target_scheduler* tuned, txn::contention_scheduler* contended) {
   switch (m) {
     case mode::naive: run_with<false, false>(sequential_scheduler{}, ws, retries, count, percent, out); break;
     case mode::prefetch:
       run_with<false, false>(basic_sequential_scheduler<bench::prefetch_policy>{}, ws, retries, count, percent, out);
       break;
     case mode::multi_key: run_with<false, true>(sequential_scheduler{}, ws, retries, count, percent, out); break;
-    case mode::coro_nested: run_interleaved<true, false>(ws, batch, pipeline, retries, count, percent, out, tuned); break;
-    case mode::coro: run_interleaved<false, false>(ws, batch, pipeline, retries, count, percent, out, tuned); break;
-    case mode::hybrid: run_interleaved<false, true>(ws, batch, pipeline, retries, count, percent, out, tuned); break;
+    case mode::coro_nested:
+      run_interleaved<true, false>(ws, batch, pipeline, retries, count, percent, out, tuned, contended);
+      break;
+    case mode::coro:
+      run_interleaved<false, false>(ws, batch, pipeline, retries, count, percent, out, tuned, contended);
+      break;
+    case mode::hybrid:
+      run_interleaved<false, true>(ws, batch, pipeline, retries, count, percent, out, tuned, contended);
+      break;
   }
 }
 

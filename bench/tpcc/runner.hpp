@@ -16,6 +16,7 @@
 #include "bench/tpcc/mix.hpp"
 #include "bench/tpcc/transactions.hpp"
 #include "weave/exec/latency_target_scheduler.hpp"
+#include "weave/txn/contention_scheduler.hpp"
 
 namespace weave::tpcc {
 
@@ -37,9 +38,10 @@ struct tally {
 // Runs `count` transactions drawn from `percent` on the calling thread,
 // each run again after an abort up to `retries` times. With `pipeline`, a
 // finished transaction's slot is refilled at once instead of in strict
-// batches. With `tuned`, an interleaved mode runs on it instead, and its
-// controller chooses the batch.
-void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries, std::size_t count,
-               const std::array<unsigned, kinds>& percent, tally& out, latency_target_scheduler* tuned = nullptr);
+// batches. With `tuned` (or `contended`), an interleaved mode runs on it
+// instead, and its controller chooses the batch.
+void run_chunk(mode m, worker_state& ws, std::size_t batch, bool pipeline, std::size_t retries,
+               std::size_t count, const std::array<unsigned, kinds>& percent, tally& out,
+               latency_target_scheduler* tuned = nullptr, txn::contention_scheduler* contended = nullptr);
 
 }  // namespace weave::tpcc

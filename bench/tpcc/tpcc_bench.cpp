@@ -10,6 +10,7 @@
 
 #include "bench/tpcc/check.hpp"
 #include "bench/tpcc/load.hpp"
+#include "bench/workload/auto_batch.hpp"
 #include "bench/workload/latency_target.hpp"
 #include "bench/workload/limits.hpp"
 #include "bench/workload/median.hpp"
@@ -56,7 +57,8 @@ void validate(const tpcc_options& o) {
   for (std::size_t t : o.threads)
     if (t < 1 || t > 64) throw std::invalid_argument(fmt::format("thread count {} is outside 1..64", t));
   for (std::size_t b : o.batches)
-    if (b < 1 || b > 64) throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
+    if (b != auto_batch && (b < 1 || b > 64))
+      throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
@@ -108,6 +110,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     tpcc::tally total;
     log_use log;
     chosen_groups groups;
+    auto_choices chosen;
 
     config(std::size_t t, std::size_t b, tpcc::mode m, double target)
         : threads(t), batch(b), mode(m), target_us(target) {}
@@ -121,6 +124,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["threads"] = cfg.threads;
     if (cfg.target_us > 0) {
       j["latency_target_us"] = cfg.target_us;
+    } else if (tpcc::interleaves(cfg.mode) && cfg.batch == auto_batch) {
+      j["batch"] = "auto";
     } else {
       j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
     }
@@ -136,8 +141,9 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   // Counts and latency, in all and by kind (TPC-C's limits are on each
   // kind's 90th percentile).
   const auto add_counts = [&](nlohmann::ordered_json& j, tpcc::tally& t, const log_use& log,
-                              const chosen_groups& groups) {
+                              const chosen_groups& groups, const auto_choices& chosen) {
     groups.describe(j);
+    chosen.describe(j);
     std::size_t commits = 0, conflicts = 0, failures_ssn = 0;
     std::vector<float> all;
     for (std::size_t k = 0; k < tpcc::kinds; ++k) {
@@ -191,6 +197,10 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       if (cfg.target_us > 0) {
         for (auto& s : tuned) s.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
       }
+      std::vector<std::optional<txn::contention_scheduler>> contended(cfg.threads);
+      if (cfg.target_us == 0 && cfg.batch == auto_batch && tpcc::interleaves(cfg.mode)) {
+        for (auto& s : contended) s.emplace(auto_batch_options, o.pipeline);
+      }
       std::vector<tpcc::tally> tallies(cfg.threads);
       std::vector<tpcc::worker_state> workers;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
@@ -202,11 +212,13 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       // Under sync a blocking mode waits up to a group window a transaction
       // (ycsb_bench.cpp): a chunk of one.
       const bool blocks = !tpcc::interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * cfg.batch;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk
+                                : blocks          ? 1
+                                         : 16 * (cfg.batch == auto_batch ? auto_max_batch : cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t],
-                        tuned[t] ? &*tuned[t] : nullptr);
+                        tuned[t] ? &*tuned[t] : nullptr, contended[t] ? &*contended[t] : nullptr);
       });
       // Deferred acknowledgements: a commit counts once acknowledged within
       // the run; the rest are waited for here, outside the timed part.
@@ -227,12 +239,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
         if (s) groups.add(s->controller());
       }
       cfg.groups.add(groups);
+      auto_choices chosen;
+      for (const auto& s : contended) {
+        if (s) chosen.add(s->controller());
+      }
+      cfg.chosen.add(chosen);
       // This repetition's line, printed now: an interrupted sweep keeps it.
       nlohmann::ordered_json j = describe(cfg);
       j["run_type"] = "repetition";
       j["repetition"] = r + 1;
       j["txn_per_s"] = txn_per_s;
-      add_counts(j, run, log, groups);
+      add_counts(j, run, log, groups, chosen);
       if (each) each(j);
     }
   }
@@ -246,7 +263,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j = describe(cfg);
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
-    add_counts(j, cfg.total, cfg.log, cfg.groups);
+    add_counts(j, cfg.total, cfg.log, cfg.groups, cfg.chosen);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

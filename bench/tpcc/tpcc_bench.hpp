@@ -22,7 +22,7 @@ struct tpcc_options {
   tpcc::mix mix = tpcc::parse_mix("tpcc");
   std::uint32_t suppliers = 100;  // per Q2*
   std::vector<std::size_t> threads{1};
-  std::vector<std::size_t> batches{8};
+  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
   bool pipeline = false;
   // Each adds a configuration per interleaved mode whose batch (or pipeline
   // depth) is chosen at run time to keep the p99 latency under it.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench/workload/auto_batch.hpp"
 #include "weave/exec/latency_controller.hpp"
 
 namespace weave::bench {
@@ -29,7 +30,8 @@ inline void check_latency_target(double us) {
 inline constexpr std::size_t tuned_chunk = 1024;
 
 inline std::string batch_label(std::size_t batch, double target_us) {
-  return target_us > 0 ? fmt::format("p99 <= {} us", target_us) : fmt::format("batch {}", batch);
+  if (target_us > 0) return fmt::format("p99 <= {} us", target_us);
+  return batch == auto_batch ? std::string("batch auto") : fmt::format("batch {}", batch);
 }
 
 // The groups the workers' controllers chose, summed over workers and runs.

@@ -11,6 +11,7 @@
 #include <span>
 
 #include "bench/workload/acknowledgements.hpp"
+#include "bench/workload/auto_batch.hpp"
 #include "bench/workload/key_chooser.hpp"
 #include "bench/workload/latency_target.hpp"
 #include "bench/workload/limits.hpp"
@@ -25,6 +26,7 @@
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/memory/saturating.hpp"
+#include "weave/txn/contention_scheduler.hpp"
 #include "weave/txn/engine.hpp"
 
 namespace weave::bench {
@@ -104,7 +106,9 @@ void validate(const ycsb_options& o) {
   for (std::size_t t : o.threads)
     if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
   for (std::size_t b : o.batches)
-    if (b < 1 || b > detail::max_group) throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
+    if (b != auto_batch && (b < 1 || b > detail::max_group)) {
+      throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
+    }
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
@@ -153,6 +157,9 @@ struct alignas(64) worker {
   // Under a latency target: the scheduler that chooses the batch, kept
   // across chunks so that it keeps learning.
   std::optional<latency_target_scheduler> tuned;
+  // Under --batch auto: the scheduler whose batch follows the conflicts,
+  // kept likewise.
+  std::optional<txn::contention_scheduler> contended;
 
   void acknowledge(const txn::engine& db) {
     unacknowledged.acknowledge(db, [&](std::uint32_t, float us) { latency_us.push_back(us); });
@@ -318,6 +325,8 @@ void run_interleaved(const context& c, worker& w, std::size_t batch, std::size_t
     run_chunk<Nested, S>(c, w, sequential_scheduler{}, txns, false);
   } else if (w.tuned) {
     run_chunk<Nested, S>(c, w, *w.tuned, txns, false);
+  } else if (w.contended) {
+    run_chunk<Nested, S>(c, w, *w.contended, txns, false);
   } else if (c.o.pipeline) {
     run_chunk<Nested, S>(c, w, interleaved_scheduler{batch}, txns, false);
   } else {
@@ -388,6 +397,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     std::vector<float> latency;
     log_use log;
     chosen_groups groups;
+    auto_choices chosen;
 
     config(std::size_t t, std::size_t b, ycsb_mode m, double target)
         : threads(t), batch(b), mode(m), target_us(target) {}
@@ -407,6 +417,8 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["threads"] = cfg.threads;
     if (cfg.target_us > 0) {
       j["latency_target_us"] = cfg.target_us;
+    } else if (batched && cfg.batch == auto_batch) {
+      j["batch"] = "auto";
     } else {
       j["batch"] = batched ? cfg.batch : 1;
     }
@@ -428,6 +440,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["retries"] = cfg.retries;
     describe_log(j, o.durability, cfg.log, cfg.commits);
     cfg.groups.describe(j);
+    cfg.chosen.describe(j);
   };
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
@@ -456,7 +469,11 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       }
       std::vector<worker> workers(cfg.threads);
       for (std::size_t t = 0; t < cfg.threads; ++t) {
-        if (cfg.target_us > 0) workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
+        if (cfg.target_us > 0) {
+          workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
+        } else if (cfg.batch == auto_batch && interleaves(cfg.mode)) {
+          workers[t].contended.emplace(auto_batch_options, o.pipeline);
+        }
         key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                             o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);
         workers[t].keys.resize(std::max<std::size_t>(1 << 18, 4 * o.ops_per_txn));
@@ -470,7 +487,9 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // window a transaction: a chunk of one, or a long window would run
       // past the time asked for by 64 windows.
       const bool blocks = !interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 64 * cfg.batch;
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk
+                                : blocks          ? 1
+                                         : 64 * (cfg.batch == auto_batch ? auto_max_batch : cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
@@ -488,8 +507,10 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       run.log.add(meter);
       for (const worker& w : workers) {
         if (w.tuned) run.groups.add(w.tuned->controller());
+        if (w.contended) run.chosen.add(w.contended->controller());
       }
       cfg.groups.add(run.groups);
+      cfg.chosen.add(run.chosen);
       double txn_per_s = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         run.commits += workers[t].commits;

@@ -12,6 +12,8 @@
 //
 // With latency targets, the interleaved modes also run with a batch size
 // that a latency_target_scheduler chooses (exec/latency_target_scheduler.hpp).
+// A batch of `auto` (auto_batch) follows the conflicts the worker's
+// transactions meet, from 8 down to 1 (txn/contention_scheduler.hpp).
 //
 // While the table and its index stay cached nothing would suspend, and the
 // interleaved modes run their transactions in order instead.
@@ -47,7 +49,7 @@ struct ycsb_options {
   std::size_t scan_length = 10;
   double theta = 0;  // 0: uniform keys, else Zipf
   std::vector<std::size_t> threads{1};
-  std::vector<std::size_t> batches{8};
+  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
   bool pipeline = false;  // refill scheduler instead of strict batches
   // Each adds a configuration per interleaved mode whose batch (or pipeline
   // depth) is chosen at run time to keep the p99 latency under it.

@@ -1,8 +1,15 @@
 #include "weave/txn/transaction.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace weave::txn {
+
+namespace {
+thread_local std::uint64_t conflicts = 0;
+}  // namespace
+
+std::uint64_t conflicts_on_this_thread() noexcept { return conflicts; }
 
 transaction::transaction(engine& e, reservation r)
     : engine_(&e),
@@ -55,6 +62,7 @@ commit_status transaction::commit_in_memory() {
       const bool logs = log != nullptr && !writes_.empty();
       ts = ssn_.commit(engine_->clock_, writes_, logs ? &log_writes_erased : nullptr, this);
       if (ts == 0) {
+        if (!log_refused_) ++conflicts;
         abort();
         return log_refused_ ? commit_status::log_failure : commit_status::serialization_failure;
       }
@@ -106,6 +114,7 @@ bool transaction::log_writes(std::uint64_t ts) noexcept {
 
 void transaction::abort() {
   if (state_ == state::finished) return;
+  if (state_ == state::failed) ++conflicts;  // met a write-write conflict
   for (auto it = writes_.rbegin(); it != writes_.rend(); ++it) {
     version* older = it->v->older.load(std::memory_order_relaxed);
     if (serializable_ && older == nullptr) {

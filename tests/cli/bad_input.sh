@@ -155,6 +155,9 @@ expect_usage_error --foo
 expect_usage_error bench --foo
 expect_message "--keys: 'abc' is not a size" bench lookup --keys abc
 expect_message "--threads: empty item" bench ycsb --threads 1,,2
+expect_message "'0' is not a batch size (1 or more, or auto)" bench tpcc --batch auto,0
+expect_message "batch size 65 is outside 1..64" bench tpcc --batch 65,auto
+expect_message "--batch: empty item" bench ycsb --batch auto,,8
 expect_message "'--foo' is not an option of 'weave bench'" bench --foo
 expect_message "'coro' appears twice" bench ycsb --modes coro,coro
 expect_message "'naive' appears twice" bench lookup --variants naive,naive

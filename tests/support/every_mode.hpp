@@ -18,6 +18,7 @@
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 #include "weave/exec/sync_wait.hpp"
+#include "weave/txn/contention_scheduler.hpp"
 
 namespace weave::testing {
 
@@ -47,6 +48,8 @@ std::vector<std::pair<std::string, std::vector<R>>> run_every_mode(std::size_t c
   small.window = 32;
   small.recheck_interval = 128;
   collect("adaptive", adaptive_scheduler{small});
+  collect("contention", txn::contention_scheduler{{.max_group = 8, .window = 16}});
+  collect("contention-pipeline", txn::contention_scheduler{{.max_group = 8, .window = 16}, true});
   {
     std::vector<R> out(count);
     for (std::size_t i = 0; i < count; ++i) {

@@ -53,11 +53,7 @@ class latency_target_scheduler {
     };
     while (base < last) {
       const std::size_t group = controller_.group();
-      // The rest of the window, in whole batches (a short last batch would
-      // hide fewer misses), but never past `last`.
-      std::size_t n = std::max(controller_.wanted(), group);
-      if (!pipeline_) n = (n + group - 1) / group * group;
-      n = std::min(n, last - base);
+      const std::size_t n = detail::requests_for_window(controller_.wanted(), group, pipeline_, last - base);
       started_.resize(n);
       const auto start = clock::now();
       // The pipeline refills a finished request's slot at once; strict batches do not.

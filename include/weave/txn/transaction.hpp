@@ -47,6 +47,12 @@
 
 namespace weave::txn {
 
+// Transactions on this thread that aborted on a conflict (a write-write
+// conflict, or a serialization failure), since the thread started; not
+// rollbacks by their caller or log failures. contention_scheduler reads it
+// around each run of a worker's transactions.
+std::uint64_t conflicts_on_this_thread() noexcept;
+
 class transaction {
  public:
   explicit transaction(engine& e, reservation r = {});

@@ -257,6 +257,16 @@ run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_
   return stats;
 }
 
+// Requests to run before a controller that decides per window of finished
+// requests (latency_target_scheduler, txn::contention_scheduler) decides
+// again: the rest of its window, in whole batches unless the ring refills
+// (a short last batch would hide fewer misses), but no more than `left`.
+inline std::size_t requests_for_window(std::size_t wanted, std::size_t group, bool refill, std::size_t left) {
+  std::size_t n = wanted > group ? wanted : group;
+  if (!refill) n = (n + group - 1) / group * group;
+  return n < left ? n : left;
+}
+
 // The scheduler class over run_ring; interleaved_scheduler and
 // batched_scheduler name its two modes.
 template <bool Refill>
