@@ -36,15 +36,36 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
+namespace {
+
+// Two items that name the same size ("1Ki,1024") would run one
+// configuration twice, as two identical items would (split refuses those).
+void refuse_same_size(const std::vector<std::string>& items, const std::vector<std::size_t>& values,
+                      const std::string& list) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (values[i] == values[j]) {
+        throw std::invalid_argument(
+            fmt::format("'{}' and '{}' are the same size in list '{}'", items[j], items[i], list));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::size_t> parse_sizes(const std::string& list) {
+  const std::vector<std::string> items = split(list);
   std::vector<std::size_t> out;
-  for (const auto& item : split(list)) out.push_back(bench::parse_size(item));
+  for (const auto& item : items) out.push_back(bench::parse_size(item));
+  refuse_same_size(items, out, list);
   return out;
 }
 
 std::vector<std::size_t> parse_batches(const std::string& list) {
+  const std::vector<std::string> items = split(list);
   std::vector<std::size_t> out;
-  for (const auto& item : split(list)) {
+  for (const auto& item : items) {
     if (item == "auto") {
       out.push_back(bench::auto_batch);
       continue;
@@ -54,6 +75,7 @@ std::vector<std::size_t> parse_batches(const std::string& list) {
       throw std::invalid_argument(fmt::format("'{}' is not a batch size (1 or more, or auto)", item));
     out.push_back(b);
   }
+  refuse_same_size(items, out, list);
   return out;
 }
 
@@ -65,6 +87,9 @@ std::vector<double> parse_latency_targets(const std::string& list) {
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), us);
     if (ec != std::errc{} || end != item.data() + item.size()) {
       throw std::invalid_argument(fmt::format("--latency-target-us: '{}' is not a number of microseconds", item));
+    }
+    for (double seen : out) {
+      if (seen == us) throw std::invalid_argument(fmt::format("--latency-target-us: {} is given twice", us));
     }
     out.push_back(us);  // its range is the benchmarks' validate()'s to check
   }

@@ -14,6 +14,10 @@ std::size_t parse_size(std::string_view text) {
   if (ec != std::errc{} || end == text.data()) {
     throw std::invalid_argument(fmt::format("'{}' is not a size (examples: 1000, 100M, 2Gi)", text));
   }
+  // As the plain integer options: "010" is neither ten nor eight.
+  if (text[0] == '0' && end - text.data() > 1) {
+    throw std::invalid_argument(fmt::format("write {} without leading zeros", text));
+  }
   const std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
   struct unit {
     std::string_view name;

@@ -158,6 +158,11 @@ expect_message "--threads: empty item" bench ycsb --threads 1,,2
 expect_message "'0' is not a batch size (1 or more, or auto)" bench tpcc --batch auto,0
 expect_message "batch size 65 is outside 1..64" bench tpcc --batch 65,auto
 expect_message "--batch: empty item" bench ycsb --batch auto,,8
+expect_message "'1Ki' and '1024' are the same size" bench lookup --group 1Ki,1024
+expect_message "'1K' and '1000' are the same size" bench tpcc --batch 1K,1000
+expect_message "--keys: write 010 without leading zeros" bench lookup --keys 010
+expect_message "--latency-target-us: 100 is given twice" bench ycsb --latency-target-us 100,100.0
+expect_message "write 00 without leading zeros" query in --generate rows=00 --random 5
 expect_message "'--foo' is not an option of 'weave bench'" bench --foo
 expect_message "'coro' appears twice" bench ycsb --modes coro,coro
 expect_message "'naive' appears twice" bench lookup --variants naive,naive
