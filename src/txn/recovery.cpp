@@ -487,7 +487,10 @@ void engine::recover(const engine_options& options) {
   // Reads only tables_, which no longer changes, and the tables' names and kinds.
   const auto table_of = [&](std::uint32_t id) -> table& {
     if (id >= tables_.size()) {
-      throw log_corruption(fmt::format("a record of table {}, which the catalog does not hold", id));
+      const std::size_t n = tables_.size();
+      throw log_corruption(
+          fmt::format("a record of table {}, which CATALOG does not name (it names {} table{})", id, n,
+                      n == 1 ? "" : "s"));
     }
     return *tables_[id];
   };
@@ -533,11 +536,7 @@ void engine::recover(const engine_options& options) {
       auto batch = records.empty_batch();
       checkpoint = durability::read_checkpoint(
           dir, snapshot, [&](std::uint32_t id, std::string_view key, std::string_view value) {
-            try {
-              batch->add(table_of(id), key, value, snapshot);
-            } catch (const log_corruption& e) {
-              throw log_corruption(fmt::format("{}: {}", durability::checkpoint_name(snapshot), e.what()));
-            }
+            batch->add(table_of(id), key, value, snapshot);  // read_checkpoint names the file and byte
             if (batch->full()) {
               records.put(std::move(batch));
               batch = records.empty_batch();

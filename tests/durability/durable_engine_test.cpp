@@ -427,7 +427,7 @@ TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_repo
     const char* what;
   };
   const std::string eight(8, 'k');
-  for (const bad_record& bad : {bad_record{7, eight, "which the catalog does not hold"},
+  for (const bad_record& bad : {bad_record{7, eight, "which CATALOG does not name (it names 2 tables)"},
                                 bad_record{0, "12345", "whose keys are integers"},
                                 bad_record{1, std::string(byte_key::capacity + 1, 'x'), "a key of"}}) {
     temp_dir dir;
@@ -454,6 +454,31 @@ TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_repo
       EXPECT_NE(what.find("the log's commit 1000000"), std::string::npos) << what;
       EXPECT_NE(what.find(bad.what), std::string::npos) << what;
     }
+  }
+}
+
+// A CATALOG emptied by hand: the checkpoint's records name tables it does
+// not hold, and the message says so, naming the checkpoint once.
+TEST(durable_engine_files, a_checkpoint_record_that_the_catalog_does_not_name_is_reported) {
+  temp_dir dir;
+  {
+    oracle model;
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes);
+    run_some(*e, run_mode::sequential, 1, 20, model);
+    e->checkpoint();
+  }
+  std::ofstream(dir.path / "CATALOG", std::ios::trunc).close();
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    FAIL() << "records of a table the catalog does not name were accepted";
+  } catch (const durability::log_corruption& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("which CATALOG does not name (it names 0 tables)"), std::string::npos) << what;
+    const std::size_t first = what.find("checkpoint-");
+    ASSERT_NE(first, std::string::npos) << what;
+    EXPECT_EQ(what.find("checkpoint-", first + 1), std::string::npos) << "named twice: " << what;
   }
 }
 
