@@ -212,9 +212,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       // Under sync a blocking mode waits up to a group window a transaction
       // (ycsb_bench.cpp): a chunk of one.
       const bool blocks = !tpcc::interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk
-                                : blocks          ? 1
-                                         : 16 * (cfg.batch == auto_batch ? auto_max_batch : cfg.batch);
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t],

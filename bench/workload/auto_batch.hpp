@@ -20,6 +20,12 @@ inline constexpr std::size_t auto_max_batch = 8;
 
 inline constexpr txn::contention_options auto_batch_options{.max_group = auto_max_batch};
 
+// The batch a configuration's chunks of transactions are sized for: auto's
+// largest, else the batch itself.
+inline constexpr std::size_t chunk_batch(std::size_t batch) {
+  return batch == auto_batch ? auto_max_batch : batch;
+}
+
 // What the workers' schedulers chose, summed over workers and runs.
 struct auto_choices {
   double group_sum = 0;  // of each worker's mean batch over its windows

@@ -487,9 +487,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // window a transaction: a chunk of one, or a long window would run
       // past the time asked for by 64 windows.
       const bool blocks = !interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
-      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk
-                                : blocks          ? 1
-                                         : 64 * (cfg.batch == auto_batch ? auto_max_batch : cfg.batch);
+      const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 64 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
