@@ -147,10 +147,14 @@ class basic_olc_btree {
 
     // First position whose key is >= k (leaf), or the child to follow (inner:
     // child i holds keys in [key(i-1), key(i))).
+    // Nodes of one-word keys compare all keys at once where the CPU has
+    // vector compares, whatever the search asked for.
     unsigned lower_bound(const Key& k, node_search s = node_search::branchy) const noexcept {
+      if constexpr (key_words == 1 && WEAVE_VECTOR_NODE_SEARCH) return count_below_vector<false>(k);
       return s == node_search::branchy ? count_below<false>(k) : count_below_unpredictable<false>(k);
     }
     unsigned child_for(const Key& k, node_search s = node_search::branchy) const noexcept {
+      if constexpr (key_words == 1 && WEAVE_VECTOR_NODE_SEARCH) return count_below_vector<true>(k);
       return s == node_search::branchy ? count_below<true>(k) : count_below_unpredictable<true>(k);
     }
 
@@ -170,6 +174,11 @@ class basic_olc_btree {
         }
       }
       return lo;
+    }
+    template <bool OrEqual>
+    unsigned count_below_vector(const Key& k) const noexcept {
+      return weave::count_below_vector<capacity, OrEqual>(keys, std::min<unsigned>(size(), capacity),
+                                                          traits::word(k, 0));
     }
     // The same without a branch on the comparisons: see node_search.hpp.
     template <bool OrEqual>

@@ -1,0 +1,83 @@
+// The vector node search against a plain count, over random sorted nodes of
+// every fill, with keys at the edges of the unsigned range (the AVX2 form
+// flips the top bit to compare unsigned). The file is built once per
+// instruction set the machine runs (tests/CMakeLists.txt), so that each
+// form of count_below_vector is checked: WEAVE_NODE_SEARCH_FORM names it.
+
+#include "weave/index/node_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace weave {
+namespace {
+
+#ifndef WEAVE_NODE_SEARCH_FORM
+#define WEAVE_NODE_SEARCH_FORM "native"
+#endif
+
+constexpr unsigned capacity = 30;
+
+template <bool OrEqual>
+unsigned oracle(const std::array<std::uint64_t, capacity>& keys, unsigned n, std::uint64_t k) {
+  unsigned c = 0;
+  for (unsigned i = 0; i < n; ++i) c += OrEqual ? keys[i] <= k : keys[i] < k;
+  return c;
+}
+
+std::uint64_t draw(std::mt19937_64& rng) {
+  // Half the keys near the edges: 0, 2^63 and 2^64 - 1, where a signed
+  // compare would go wrong.
+  constexpr std::array<std::uint64_t, 3> edges{0, std::uint64_t{1} << 63, ~std::uint64_t{0}};
+  if (rng() % 2 == 0) return rng();
+  return edges[rng() % 3] + (rng() % 5) - 2;
+}
+
+TEST(NodeSearch, VectorCountMatchesPlainCount) {
+  SCOPED_TRACE(std::string("form: ") + WEAVE_NODE_SEARCH_FORM);
+  std::mt19937_64 rng(11);
+  // One more word than the keys: the search must not read past n.
+  struct alignas(64) node {
+    std::array<std::atomic<std::uint64_t>, capacity> keys;
+    std::atomic<std::uint64_t> after{~std::uint64_t{0}};
+  } nd;
+  std::array<std::uint64_t, capacity> plain{};
+  for (int round = 0; round < 20000; ++round) {
+    const unsigned n = static_cast<unsigned>(rng() % (capacity + 1));
+    for (unsigned i = 0; i < capacity; ++i) plain[i] = draw(rng);
+    std::sort(plain.begin(), plain.begin() + n);
+    for (unsigned i = 0; i < capacity; ++i) nd.keys[i].store(plain[i], std::memory_order_relaxed);
+    // Keys from the node itself (equal ones matter for OrEqual) and others.
+    const std::uint64_t k = (n > 0 && rng() % 2 == 0) ? plain[rng() % n] : draw(rng);
+    ASSERT_EQ((count_below_vector<capacity, false>(nd.keys.data(), n, k)), oracle<false>(plain, n, k))
+        << "n " << n << " key " << k;
+    ASSERT_EQ((count_below_vector<capacity, true>(nd.keys.data(), n, k)), oracle<true>(plain, n, k))
+        << "n " << n << " key " << k;
+  }
+}
+
+TEST(NodeSearch, CapacityNotAMultipleOfTheVector) {
+  // 7 keys: one partial vector in every form.
+  std::array<std::atomic<std::uint64_t>, 7> keys{};
+  for (unsigned i = 0; i < 7; ++i) keys[i].store(10 * (i + 1), std::memory_order_relaxed);
+  for (unsigned n = 0; n <= 7; ++n) {
+    for (std::uint64_t k = 0; k <= 80; ++k) {
+      unsigned below = 0, at_most = 0;
+      for (unsigned i = 0; i < n; ++i) {
+        below += 10 * (i + 1) < k;
+        at_most += 10 * (i + 1) <= k;
+      }
+      EXPECT_EQ((count_below_vector<7, false>(keys.data(), n, k)), below) << n << " " << k;
+      EXPECT_EQ((count_below_vector<7, true>(keys.data(), n, k)), at_most) << n << " " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weave
