@@ -23,6 +23,16 @@ task<std::optional<std::string_view>> get_nested(txn::transaction& t, const txn:
 }
 
 template <execution_policy Policy, txn::record_key K>
+task<std::optional<txn::found_record>> find_nested(txn::transaction& t, const txn::table& tab, K key) {
+  using traits = txn::detail::record_key_traits<K>;
+  const auto oid = co_await lookup<Policy>(tab.index_of<typename traits::index_key>(), traits::to_index(key));
+  if (!oid) co_return co_await t.find<Policy>(tab, key);
+  const auto value = co_await t.get_record<Policy>(tab, *oid);
+  if (!value) co_return std::nullopt;
+  co_return txn::found_record{&tab, *oid, *value};
+}
+
+template <execution_policy Policy, txn::record_key K>
 task<txn::status> put_nested(txn::transaction& t, txn::table& tab, K key, std::string_view value) {
   using traits = txn::detail::record_key_traits<K>;
   const auto oid = co_await lookup<Policy>(tab.index_of<typename traits::index_key>(), traits::to_index(key));

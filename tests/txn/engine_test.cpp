@@ -61,7 +61,7 @@ void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
       const key_type key = key_of(rng() % 300);
       const std::string value = "v" + std::to_string(rng() % 1000);
       const auto it = mine.find(key);
-      switch (rng() % 4) {
+      switch (rng() % 5) {
         case 0: {
           const auto got = round % 3 == 0   ? sync_wait(t.get<P>(tab, key))
                            : round % 3 == 1 ? sync_wait(bench::get_nested<P>(t, tab, key))
@@ -89,6 +89,18 @@ void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
           const status s = sync_wait(t.remove<P>(tab, key));
           ASSERT_EQ(s, it != mine.end() ? status::ok : status::not_found);
           if (s == status::ok) mine.erase(it);
+          break;
+        }
+        case 4: {  // a read-modify-write: find, then put what was found
+          const auto found = round % 3 == 0   ? sync_wait(t.find<P>(tab, key))
+                             : round % 3 == 1 ? sync_wait(bench::find_nested<P>(t, tab, key))
+                                              : sync_wait(t.find<sequential_policy>(tab, key));
+          ASSERT_EQ(found.has_value(), it != mine.end()) << "key " << key;
+          if (found) {
+            ASSERT_EQ(std::string(found->value), it->second);
+            ASSERT_EQ(t.put(tab, *found, value), status::ok);
+            it->second = value;
+          }
           break;
         }
       }
@@ -180,6 +192,38 @@ TEST_P(anomalies, prevents_lost_update) {
   EXPECT_EQ(t1.commit(), commit_status::committed);
   EXPECT_EQ(sync_wait(t2.put<P>(tab, 1, "x0+2")), status::conflict);
   EXPECT_EQ(t2.commit(), commit_status::write_conflict);
+}
+
+// The same through find and a put of what it found, which reads the chain
+// no more: the put itself must still refuse the lost update.
+TEST_P(anomalies, prevents_lost_update_through_a_found_record) {
+  transaction t1 = db.begin(), t2 = db.begin();
+  const auto f1 = sync_wait(t1.find<P>(tab, 1));
+  const auto f2 = sync_wait(t2.find<sequential_policy>(tab, 1));
+  ASSERT_TRUE(f1 && f2);
+  EXPECT_EQ(f1->oid, f2->oid);
+  EXPECT_EQ(std::string(f2->value), "x0");
+  EXPECT_EQ(t1.put(tab, *f1, "x0+1"), status::ok);
+  EXPECT_EQ(t2.put(tab, *f2, "x0+2"), status::conflict);  // t1's write is pending
+  EXPECT_EQ(t1.commit(), commit_status::committed);
+  EXPECT_EQ(t2.commit(), commit_status::write_conflict);
+  // A record deleted after the finder's snapshot is a conflict too.
+  transaction t3 = db.begin(), t4 = db.begin();
+  const auto f3 = sync_wait(t3.find<P>(tab, 1));
+  ASSERT_TRUE(f3);
+  EXPECT_EQ(sync_wait(t4.remove<P>(tab, 1)), status::ok);
+  EXPECT_EQ(t4.commit(), commit_status::committed);
+  EXPECT_EQ(t3.put(tab, *f3, "late"), status::conflict);
+  // Its own write found again is still its to overwrite.
+  transaction t5 = db.begin();
+  EXPECT_EQ(sync_wait(t5.insert<P>(tab, 1, "back")), status::ok);
+  const auto f5 = sync_wait(t5.find<P>(tab, 1));
+  ASSERT_TRUE(f5);
+  EXPECT_EQ(std::string(f5->value), "back");
+  EXPECT_EQ(t5.put(tab, *f5, "back again"), status::ok);
+  EXPECT_EQ(t5.commit(), commit_status::committed);
+  transaction t6 = db.begin();
+  EXPECT_EQ(get(t6, tab, 1), "back again");
 }
 
 TEST_P(anomalies, prevents_fuzzy_read) {

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "weave/assert.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/park.hpp"
@@ -53,6 +54,15 @@ namespace weave::txn {
 // around each run of a worker's transactions.
 std::uint64_t conflicts_on_this_thread() noexcept;
 
+// A record a transaction has read, as find() returns it: which record it
+// is, and the value this transaction sees. Good for a put by the same
+// transaction, which then needs neither the index nor the chain again.
+struct found_record {
+  const table* in = nullptr;
+  oid_t oid = 0;
+  std::string_view value;
+};
+
 class transaction {
  public:
   explicit transaction(engine& e, reservation r = {});
@@ -72,7 +82,15 @@ class transaction {
   template <execution_policy Policy, record_key K>
   task<std::optional<std::string_view>> get(const table& t, const K& key) {
     using traits = detail::record_key_traits<K>;
-    return get_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
+    return read_in<Policy, false>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
+  }
+
+  // The same with the record's id: for a read-modify-write, whose put(t,
+  // found, value) then costs no second descent and no second chain walk.
+  template <execution_policy Policy, record_key K>
+  task<std::optional<found_record>> find(const table& t, const K& key) {
+    using traits = detail::record_key_traits<K>;
+    return read_in<Policy, true>(t, t.index_of<typename traits::index_key>(), traits::to_index(key));
   }
 
   // Gets many keys of one table at once, interleaving their lookups with
@@ -91,6 +109,16 @@ class transaction {
   task<status> put(table& t, const K& key, std::string_view value) {
     using traits = detail::record_key_traits<K>;
     return put_in<Policy>(t, t.index_of<typename traits::index_key>(), traits::to_index(key), value, false);
+  }
+
+  // Replaces the value of a record this transaction found in `t`. Its
+  // first-updater check is the head of the record's chain, which the find
+  // has just read: no suspension point. A record deleted or rewritten by a
+  // commit since this transaction's snapshot is a conflict, as for put.
+  status put(table& t, const found_record& r, std::string_view value) {
+    WEAVE_ASSERT(r.in == &t);
+    if (state_ != state::active) return status::conflict;
+    return install(t, r.oid, value, false);
   }
 
   // Deletes a record (installs a tombstone).
@@ -284,8 +312,10 @@ class transaction {
   };
 
   // The bodies of the operations, over the table's index for the key type.
-  template <execution_policy Policy, class Key>
-  task<std::optional<std::string_view>> get_in(const table& t, const basic_olc_btree<Key>& index, Key key) {
+  // get (the value) and find (the value and the record's id).
+  template <execution_policy Policy, bool WithId, class Key>
+  task<std::optional<std::conditional_t<WithId, found_record, std::string_view>>> read_in(
+      const table& t, const basic_olc_btree<Key>& index, Key key) {
     typename basic_olc_btree<Key>::descent d(index, key, search_for<Policy>());
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) {
@@ -294,7 +324,13 @@ class transaction {
     }
     chain_cursor c(t, *d.value());
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
-    co_return value_of(c.found());
+    if constexpr (WithId) {
+      const auto value = value_of(c.found());
+      if (!value) co_return std::nullopt;
+      co_return found_record{&t, *d.value(), *value};
+    } else {
+      co_return value_of(c.found());
+    }
   }
 
   // put and remove (a tombstone).
