@@ -167,7 +167,10 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
                        "(or pipeline depth) chosen at run time to meet it");
   tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
   tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
-  tpcc_cmd->add_option("--repeat", c->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
+  tpcc_cmd
+      ->add_option("--repeat", c->repeat,
+                   "runs of each configuration, in turn, each repeat starting one configuration later (the "
+                   "database grows): a line each, then their median and other aggregates")
       ->capture_default_str();
   tpcc_cmd->add_option("--modes", c->modes, "naive,prefetch,multi-key,coro-nested,coro,hybrid")
       ->capture_default_str();
