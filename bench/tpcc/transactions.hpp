@@ -258,9 +258,12 @@ task<outcome> new_order(worker_state& ws, random_source& r) {
     stock.ytd += quantity[n];
     ++stock.order_cnt;
     if (supply[n] != w) ++stock.remote_cnt;
-    const txn::status stocked =
-        MultiKey ? co_await op::put(t, tb.stock, stock_key(supply[n], item[n]), as_value(stock))
-                 : t.put(tb.stock, *stock_found[n], as_value(stock));
+    txn::status stocked;
+    if constexpr (MultiKey) {
+      stocked = co_await op::put(t, tb.stock, stock_key(supply[n], item[n]), as_value(stock));
+    } else {
+      stocked = t.put(tb.stock, *stock_found[n], as_value(stock));
+    }
     if (stocked != txn::status::ok) co_return outcome::write_conflict;
     order_line_row line{};
     line.o_id = o;

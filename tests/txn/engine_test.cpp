@@ -224,6 +224,16 @@ TEST_P(anomalies, prevents_lost_update_through_a_found_record) {
   EXPECT_EQ(t5.commit(), commit_status::committed);
   transaction t6 = db.begin();
   EXPECT_EQ(get(t6, tab, 1), "back again");
+  // Found, then deleted by the same transaction: not found, as by key,
+  // and the record stays deleted.
+  const auto f6 = sync_wait(t6.find<P>(tab, 1));
+  ASSERT_TRUE(f6);
+  EXPECT_EQ(sync_wait(t6.remove<P>(tab, 1)), status::ok);
+  EXPECT_EQ(t6.put(tab, *f6, "risen"), status::not_found);
+  EXPECT_EQ(get(t6, tab, 1), "<none>");
+  // A record of another table is refused, not written into this one.
+  table& other = db.create_table("other");
+  EXPECT_THROW(t6.put(other, *f6, "elsewhere"), std::invalid_argument);
 }
 
 TEST_P(anomalies, prevents_fuzzy_read) {

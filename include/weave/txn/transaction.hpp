@@ -30,7 +30,6 @@
 #include <utility>
 #include <vector>
 
-#include "weave/assert.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/load.hpp"
 #include "weave/exec/park.hpp"
@@ -115,9 +114,18 @@ class transaction {
   // first-updater check is the head of the record's chain, which the find
   // has just read: no suspension point. A record deleted or rewritten by a
   // commit since this transaction's snapshot is a conflict, as for put.
+  // A record this transaction has deleted since its find is not found, as
+  // for put by key. Throws std::invalid_argument for a record of another table.
   status put(table& t, const found_record& r, std::string_view value) {
-    WEAVE_ASSERT(r.in == &t);
+    if (r.in != &t)
+      throw std::invalid_argument("put: the record was found in table '" +
+                                  (r.in != nullptr ? r.in->name() : std::string("?")) + "', not '" +
+                                  t.name() + "'");
     if (state_ != state::active) return status::conflict;
+    const version* head = t.head(r.oid).load(std::memory_order_acquire);
+    if (head != nullptr && head->tombstone && sees(head->stamp.load(std::memory_order_acquire))) {
+      return status::not_found;
+    }
     return install(t, r.oid, value, false);
   }
 
