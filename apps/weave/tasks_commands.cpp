@@ -20,7 +20,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     std::string workers = "1";
     std::string distances = "0,3";
     std::string lines = std::to_string(tasks::blink_tree::default_prefetch_lines);
-    std::string syncs = "optimistic";
+    std::string syncs = "optimistic-latch";
     std::string baselines;
     std::size_t in_flight = 32;
     std::size_t group = 16;
@@ -45,7 +45,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
                   "comma-separated: lines of each 16-line node prefetched before a task on it")
       ->check(size_list)
       ->capture_default_str();
-  cmd->add_option("--sync", b->syncs, "comma-separated: latch, rwlatch, schedule, optimistic")->capture_default_str();
+  cmd->add_option("--sync", b->syncs,
+                  "comma-separated: latch, rwlatch, schedule, optimistic, optimistic-latch")
+      ->capture_default_str();
   cmd->add_option("--baseline", b->baselines,
                   "comma-separated: threads (the optimistic B+-tree, one operation at a time per thread), "
                   "coro (the same tree, lookups interleaved by coroutines)");

@@ -44,10 +44,12 @@ const char* blink_workload_name(blink_workload w) {
 }
 
 sync_kind parse_sync_kind(const std::string& name) {
-  for (sync_kind s : {sync_kind::latch, sync_kind::rwlatch, sync_kind::schedule, sync_kind::optimistic}) {
+  for (sync_kind s : {sync_kind::latch, sync_kind::rwlatch, sync_kind::schedule, sync_kind::optimistic,
+                      sync_kind::optimistic_latch}) {
     if (name == tasks::to_string(s)) return s;
   }
-  throw std::invalid_argument(fmt::format("unknown synchronization '{}' (latch, rwlatch, schedule or optimistic)", name));
+  throw std::invalid_argument(fmt::format(
+      "unknown synchronization '{}' (latch, rwlatch, schedule, optimistic or optimistic-latch)", name));
 }
 
 blink_baseline parse_blink_baseline(const std::string& name) {
@@ -170,7 +172,7 @@ struct outcome {
 
 // Keeps `in_flight` operations per worker in the air on the task runtime.
 // An operation that ends on another worker (its leaf's owner, under
-// schedule and optimistic writes) sends a response task home, where the
+// schedule and optimistic writes, not optimistic-latch) sends a response task home, where the
 // next one is issued: every worker keeps its own operations in flight.
 class task_driver {
  public:

@@ -5,18 +5,26 @@
 # our d = 4). Usage: docs/results/run-tasks-ab.sh OLD_BINARY NEW_BINARY
 # (each a `weave` built with ./build.sh release). The two binaries take
 # turns, twice; the raw lines go to docs/results/raw/tasks-ab/.
+# Optional: OUT (another raw directory), DISTANCES (default 0,4), OLD_SYNC
+# and NEW_SYNC (default optimistic,schedule each: the new binary may know
+# a kind the old one does not).
 set -euo pipefail
 old=$1
 new=$2
-out=docs/results/raw/tasks-ab
+out=${OUT:-docs/results/raw/tasks-ab}
+distances=${DISTANCES:-0,4}
 mkdir -p "$out"
 for round in 1 2; do
   for wl in c a; do
     for which in old new; do
       bin=$old
-      [ "$which" = new ] && bin=$new
-      "$bin" bench blink --records 20M --workload $wl --theta 0.99 --workers 1,2 --prefetch-distance 0,4 \
-        --sync optimistic,schedule --seconds 2 --repeat 3 --quiet > "$out/$wl-$which-$round.jsonl"
+      sync=${OLD_SYNC:-optimistic,schedule}
+      if [ "$which" = new ]; then
+        bin=$new
+        sync=${NEW_SYNC:-optimistic,schedule}
+      fi
+      "$bin" bench blink --records 20M --workload $wl --theta 0.99 --workers 1,2 --prefetch-distance "$distances" \
+        --sync "$sync" --seconds 2 --repeat 3 --quiet > "$out/$wl-$which-$round.jsonl"
     done
   done
 done

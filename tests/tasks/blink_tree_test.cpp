@@ -22,7 +22,9 @@ namespace {
 using config = std::tuple<sync_kind, unsigned, unsigned>;  // sync, workers, prefetch distance
 
 std::string name(const ::testing::TestParamInfo<config>& info) {
-  return std::string(to_string(std::get<0>(info.param))) + "_w" + std::to_string(std::get<1>(info.param)) + "_d" +
+  std::string sync = to_string(std::get<0>(info.param));
+  std::replace(sync.begin(), sync.end(), '-', '_');  // a test name takes no '-'
+  return sync + "_w" + std::to_string(std::get<1>(info.param)) + "_d" +
          std::to_string(std::get<2>(info.param));
 }
 
@@ -149,7 +151,8 @@ TEST_P(blink_tree_test, agrees_with_a_map_under_concurrent_inserts_lookups_and_u
 
 INSTANTIATE_TEST_SUITE_P(tasks, blink_tree_test,
                          ::testing::Combine(::testing::Values(sync_kind::latch, sync_kind::rwlatch,
-                                                              sync_kind::schedule, sync_kind::optimistic),
+                                                              sync_kind::schedule, sync_kind::optimistic,
+                                                              sync_kind::optimistic_latch),
                                             ::testing::Values(1u, 2u), ::testing::Values(0u, 3u)),
                          name);
 
@@ -191,7 +194,8 @@ TEST(blink_tree, can_be_reannotated_between_runs) {
   d.tree = &tree;
   d.ops = &ops;
   d.run(rt, 8);
-  for (sync_kind s : {sync_kind::optimistic, sync_kind::schedule, sync_kind::rwlatch}) {
+  for (sync_kind s :
+       {sync_kind::optimistic, sync_kind::schedule, sync_kind::rwlatch, sync_kind::optimistic_latch}) {
     tree.set_sync(s);
     ops.clear();
     for (std::uint64_t k = 1; k < 4000; k += 3) ops.push_back({op::lookup, k, k * 7 + 1, k % 5 != 0});
@@ -227,7 +231,7 @@ TEST(blink_tree, rebalances_owners_between_runs) {
     EXPECT_EQ(tree.check(), "");
   }
   expect_same(tree, oracle);
-  for (sync_kind s : {sync_kind::schedule, sync_kind::optimistic}) {
+  for (sync_kind s : {sync_kind::schedule, sync_kind::optimistic, sync_kind::optimistic_latch}) {
     tree.set_sync(s);
     ops.clear();
     for (std::uint64_t k = 1; k < 40000; k += 7) ops.push_back({op::lookup, k, k * 7 + 1, k % 5 != 0});

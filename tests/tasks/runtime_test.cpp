@@ -176,7 +176,15 @@ TEST_P(runtime_test, optimistic_readers_that_saw_a_writer_are_run_again_without_
   exercise(rt, sync_kind::optimistic, true, false);
 }
 
-// Tasks under `schedule` run on the owner; a task's target is honoured.
+TEST_P(runtime_test, optimistic_latch_writers_exclude_one_another_wherever_they_run) {
+  runtime rt = make_runtime();
+  // As under optimistic, but every worker's writers run where they were
+  // spawned (the routing test checks that), so they meet on the object.
+  exercise(rt, sync_kind::optimistic_latch, true, false);
+}
+
+// Tasks under `schedule` run on the owner, under optimistic_latch where they
+// were spawned; a task's target is honoured.
 struct where_state {
   std::atomic<int>* wrong;
   std::uint16_t expected;
@@ -187,11 +195,14 @@ void check_worker(const annotated_task& t, context& ctx) {
   if (ctx.worker() != s.expected) s.wrong->fetch_add(1);
 }
 
-TEST_P(runtime_test, routes_scheduled_tasks_to_the_owner_and_others_to_their_target) {
+TEST_P(runtime_test, routes_scheduled_tasks_to_the_owner_and_others_to_their_target_or_their_spawner) {
   runtime rt = make_runtime();
   guarded g;
   g.sync = sync_kind::schedule;
   g.owner = static_cast<std::uint16_t>(rt.workers() - 1);
+  guarded latched;
+  latched.sync = sync_kind::optimistic_latch;
+  latched.owner = g.owner;
   std::atomic<int> wrong{0};
   rt.run([&](context& ctx) {
     for (int i = 0; i < 100; ++i) {
@@ -205,6 +216,13 @@ TEST_P(runtime_test, routes_scheduled_tasks_to_the_owner_and_others_to_their_tar
       u->target = static_cast<std::uint16_t>(i % rt.workers());
       u->set_state(where_state{&wrong, u->target});
       ctx.spawn(u);
+      // optimistic_latch sends neither readers nor writers to the owner.
+      annotated_task* v = ctx.make();
+      v->run = &check_worker;
+      v->annotate(object_ref<guarded>(&latched), i % 2 == 0 ? access::read : access::write,
+                  sync_kind::optimistic_latch, 1);
+      v->set_state(where_state{&wrong, ctx.worker()});
+      ctx.spawn(v);
     }
   });
   EXPECT_EQ(wrong.load(), 0);
@@ -249,7 +267,7 @@ void disturb(const annotated_task& t, context&) {
 }
 
 TEST_P(runtime_test, a_task_that_follows_visits_every_object_once_in_order_and_ends_once) {
-  for (const sync_kind sync : {sync_kind::schedule, sync_kind::optimistic}) {
+  for (const sync_kind sync : {sync_kind::schedule, sync_kind::optimistic, sync_kind::optimistic_latch}) {
     runtime rt = make_runtime();
     constexpr std::uint32_t length = 12, walkers = 500;  // row[0] is not walked
     std::array<station, length> row;

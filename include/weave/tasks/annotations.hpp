@@ -22,17 +22,19 @@ namespace weave::tasks {
 enum class access : std::uint8_t { read, write };
 
 enum class sync_kind : std::uint8_t {
-  none,        // the application guarantees no conflicting tasks
-  latch,       // an exclusive spinlock around every task
-  rwlatch,     // shared for readers, exclusive for writers
-  schedule,    // every task runs on the owner's pool, one after another: no latch
-  optimistic,  // writers run on the owner's pool; readers run anywhere and are
-               // re-run when the object's version changed under them
+  none,              // the application guarantees no conflicting tasks
+  latch,             // an exclusive spinlock around every task
+  rwlatch,           // shared for readers, exclusive for writers
+  schedule,          // every task runs on the owner's pool, one after another: no latch
+  optimistic,        // writers run on the owner's pool; readers run anywhere and are
+                     // re-run when the object's version changed under them
+  optimistic_latch,  // readers as under optimistic; writers run anywhere and hold
+                     // the version odd as a latch (one that finds it odd is put back)
 };
 
 struct data_object {
   // Latch state (latch: 1 = held; rwlatch: bit 0 writer, readers above) or
-  // version (optimistic: odd while a writer runs).
+  // version (optimistic, optimistic_latch: odd while a writer runs).
   std::atomic<std::uint64_t> word{0};
   float frequency = 0;  // expected touches per operation
   std::uint16_t owner = 0;
@@ -74,6 +76,8 @@ inline const char* to_string(sync_kind s) noexcept {
     case sync_kind::rwlatch: return "rwlatch";
     case sync_kind::schedule: return "schedule";
     case sync_kind::optimistic: return "optimistic";
+    case sync_kind::optimistic_latch:
+      return "optimistic-latch";
   }
   return "?";
 }

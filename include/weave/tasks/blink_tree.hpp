@@ -94,7 +94,7 @@ class blink_tree {
 
   // Nodes are placed on the workers of `rt`; the tree may run on any
   // runtime later (owners beyond its workers wrap around).
-  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic) : sync_(sync) {
+  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic_latch) : sync_(sync) {
     anchor_.sync = sync;
     anchor_.frequency = 0;
     anchor_.owner = rt.place(0);

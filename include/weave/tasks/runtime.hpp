@@ -14,6 +14,9 @@
 //   schedule         the object's owner, for readers and writers alike
 //   optimistic       writers to the owner; readers anywhere, re-run when the
 //                    object's version moved while they ran
+//   optimistic_latch readers as above; writers anywhere too, each holding the
+//                    version odd while it runs (a writer that finds it odd is
+//                    put back), so that a write costs no hand-over across cores
 //
 // What a task spawns, the object it follows on to, and the completion it
 // reports, are held back until it has finished (and, for an optimistic
@@ -130,7 +133,7 @@ struct alignas(64) worker_state {
   task_allocator allocator;
   context ctx;
   participant* epoch = nullptr;
-  std::uint64_t reruns = 0;  // optimistic readers run again
+  std::uint64_t reruns = 0;  // tasks put back (runtime::reruns)
 
   // Counted by this worker only (so a plain store adds); read by idle
   // workers to detect the end.
@@ -199,7 +202,8 @@ class runtime {
     return best;
   }
 
-  // Optimistic readers run again since the runtime was made.
+  // Tasks put back since the runtime was made: optimistic readers that saw
+  // a writer, and optimistic_latch writers that found another.
   std::uint64_t reruns() const noexcept {
     std::uint64_t n = 0;
     for (const auto& w : workers_) n += w->reruns;
@@ -298,17 +302,24 @@ class runtime {
           o->word.store(v + 1, std::memory_order_relaxed);
           t->run(*t, w.ctx);
           o->word.store(v + 2, std::memory_order_release);
-        } else {
-          const std::uint64_t before = o->word.load(std::memory_order_acquire);
-          if ((before & 1) == 0) {
-            w.ctx.speculative_ = true;
-            t->run(*t, w.ctx);
-            w.ctx.speculative_ = false;
-            if (o->word.load(std::memory_order_acquire) == before) break;
-            w.ctx.discard();
+        } else if (!run_optimistic_reader(w, t, *o)) {
+          return;
+        }
+        break;
+      case sync_kind::optimistic_latch:
+        if (t->mode == access::write) {
+          // Writers may run on any worker: making the version odd is their
+          // latch. The acquire keeps the task's stores after it, which is
+          // all a reader's check needs (as above).
+          std::uint64_t v = o->word.load(std::memory_order_relaxed);
+          if ((v & 1) != 0 || !o->word.compare_exchange_strong(v, v + 1, std::memory_order_acquire,
+                                                               std::memory_order_relaxed)) {
+            put_back(w, t);  // another writer holds it, for no longer than one task
+            return;
           }
-          ++w.reruns;
-          w.pool.push(t);  // later, when the writer has likely finished
+          t->run(*t, w.ctx);
+          o->word.store(v + 2, std::memory_order_release);
+        } else if (!run_optimistic_reader(w, t, *o)) {
           return;
         }
         break;
@@ -325,6 +336,29 @@ class runtime {
     w.ctx.flush();
     worker_state::count(w.finished, 1);
     w.allocator.free(t);
+  }
+
+  // Runs a reader of a versioned object; false if it saw a writer, in which
+  // case nothing it did is kept and it waits in the pool to run again.
+  static bool run_optimistic_reader(worker_state& w, annotated_task* t, data_object& o) {
+    const std::uint64_t before = o.word.load(std::memory_order_acquire);
+    if ((before & 1) == 0) {
+      w.ctx.speculative_ = true;
+      t->run(*t, w.ctx);
+      w.ctx.speculative_ = false;
+      if (o.word.load(std::memory_order_acquire) == before) return true;
+      w.ctx.discard();
+    }
+    put_back(w, t);
+    return false;
+  }
+
+  // Queues a task that could not run now behind the others of its worker:
+  // by its turn the writer in its way has likely finished.
+  static void put_back(worker_state& w, annotated_task* t) {
+    w.ctx.holding_ = false;
+    ++w.reruns;
+    w.pool.push(t);
   }
 
   static void lock_exclusive(data_object& o) noexcept {
