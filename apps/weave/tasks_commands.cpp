@@ -21,6 +21,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     std::string distances = "0,3";
     std::string lines = std::to_string(tasks::blink_tree::default_prefetch_lines);
     std::string syncs = "optimistic-latch";
+    std::string cached_kib = "0";
     std::string baselines;
     std::size_t in_flight = 32;
     std::size_t group = 16;
@@ -48,6 +49,12 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--sync", b->syncs,
                   "comma-separated: latch, rwlatch, schedule, optimistic, optimistic-latch")
       ->capture_default_str();
+  cmd->add_option(
+         "--cached-kib", b->cached_kib,
+         "comma-separated: KiB at the top of the tree that count as cached; tasks on those nodes run "
+         "on at once instead of queueing (0: none)")
+      ->check(size_list)
+      ->capture_default_str();
   cmd->add_option("--baseline", b->baselines,
                   "comma-separated: threads (the optimistic B+-tree, one operation at a time per thread), "
                   "coro (the same tree, lookups interleaved by coroutines)");
@@ -66,6 +73,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     o.workers = parse_sizes(b->workers);
     o.prefetch_distances = parse_sizes(b->distances);
     o.prefetch_lines = parse_sizes(b->lines);
+    o.cached_kib = parse_sizes(b->cached_kib);
     o.syncs.clear();
     for (const auto& s : split(b->syncs)) o.syncs.push_back(bench::parse_sync_kind(s));
     if (!b->baselines.empty()) {

@@ -78,6 +78,15 @@ void validate(const blink_options& o) {
           fmt::format("--prefetch-lines {} is outside 1..{}", l, tasks::blink_tree::node_lines));
     }
   }
+  if (o.cached_kib.empty()) throw std::invalid_argument("nothing to run");
+  for (std::size_t k : o.cached_kib) {
+    if (k > (std::size_t{1} << 30))
+      throw std::invalid_argument(fmt::format("--cached-kib {} is above 2^30", k));
+    if (k != 0 && o.workload == blink_workload::insert) {
+      // Counted on an empty tree, the root's level would be the leaves'.
+      throw std::invalid_argument("--cached-kib is for a and c, which count the loaded tree's top");
+    }
+  }
   if (o.in_flight < 1 || o.in_flight > 4096) throw std::invalid_argument("--in-flight must be 1..4096");
   if (o.group < 1 || o.group > 256) throw std::invalid_argument("--group must be 1..256");
   check_seconds(o.seconds);
@@ -383,21 +392,25 @@ struct configuration {
   std::size_t workers = 1;
   std::size_t distance = 0;
   std::size_t lines = 0;  // of each node, prefetched
+  std::size_t cached_kib = 0;
   sync_kind sync = sync_kind::none;
   blink_baseline baseline = blink_baseline::threads;
   std::vector<double> ops_per_s;
   outcome last;
   contents tree;
   unsigned height = 0;
+  unsigned cached_levels = 0;  // of the loaded tree's, counted as cached
   std::size_t bytes = 0;
 };
 
 void progress(const blink_options& o, const configuration& c, std::size_t round, double ops_per_s) {
   if (!o.verbose) return;
   if (c.variant == "tasks") {
-    std::fprintf(stderr, "blink %s: tasks, %zu workers, %s, distance %zu, %zu lines, run %zu: %.2f M ops/s\n",
-                 blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, c.lines,
-                 round + 1, ops_per_s / 1e6);
+    std::fprintf(
+        stderr,
+        "blink %s: tasks, %zu workers, %s, distance %zu, %zu lines, %zu KiB cached, run %zu: %.2f M ops/s\n",
+        blink_workload_name(o.workload), c.workers, tasks::to_string(c.sync), c.distance, c.lines,
+        c.cached_kib, round + 1, ops_per_s / 1e6);
   } else {
     std::fprintf(stderr, "blink %s: %s baseline, %zu threads, run %zu: %.2f M ops/s\n", blink_workload_name(o.workload),
                  c.variant.c_str(), c.workers, round + 1, ops_per_s / 1e6);
@@ -420,13 +433,16 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     for (sync_kind s : o.syncs) {
       for (std::size_t d : o.prefetch_distances) {
         for (std::size_t l : o.prefetch_lines) {
-          configuration c;
-          c.variant = "tasks";
-          c.workers = w;
-          c.distance = d;
-          c.lines = l;
-          c.sync = s;
-          configs.push_back(c);
+          for (std::size_t k : o.cached_kib) {
+            configuration c;
+            c.variant = "tasks";
+            c.workers = w;
+            c.distance = d;
+            c.lines = l;
+            c.cached_kib = k;
+            c.sync = s;
+            configs.push_back(c);
+          }
         }
       }
     }
@@ -471,6 +487,7 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     if (c.variant == "tasks") {
       j["prefetch_distance"] = c.distance;
       j["prefetch_lines"] = c.lines;
+      j["cached_kib"] = c.cached_kib;
       j["sync"] = tasks::to_string(c.sync);
       j["in_flight"] = o.in_flight;
     } else if (c.variant == "coro") {
@@ -500,6 +517,7 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
           loaded->set_sync(c.sync);
           loaded->rebalance(workers);  // the load placed nodes as it went; even shares for these workers
           loaded->set_prefetch_lines(static_cast<std::uint16_t>(c.lines));
+          c.cached_levels = loaded->set_cached_bytes(c.cached_kib * 1024);
           r = task_driver(o, *loaded, workers, ops).run(rt);
           c.height = loaded->height();
           c.bytes = loaded->bytes();
@@ -549,7 +567,10 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     add_aggregates(j, "ops_per_s", c.ops_per_s);
     j["ops"] = c.last.ops;
     if (c.variant == "tasks") j["reruns"] = c.last.reruns;
-    if (c.variant == "tasks") j["height"] = c.height;
+    if (c.variant == "tasks") {
+      j["height"] = c.height;
+      j["cached_levels"] = c.cached_levels;
+    }
     j["bytes"] = c.bytes;
     j["count"] = c.tree.count;
     j["checksum"] = c.tree.checksum;

@@ -39,6 +39,8 @@ struct blink_options {
   std::vector<std::size_t> prefetch_distances{0, 3};
   std::vector<std::size_t> prefetch_lines{tasks::blink_tree::default_prefetch_lines};  // of a node's 16
   std::vector<tasks::sync_kind> syncs{tasks::sync_kind::optimistic_latch};
+  // KiB of the tree's top that count as cached (blink_tree::set_cached_bytes).
+  std::vector<std::size_t> cached_kib{0};
   std::vector<blink_baseline> baselines;
   std::size_t in_flight = 32;  // operations in the air per worker
   std::size_t group = 16;      // coroutine baseline: lookups interleaved per thread

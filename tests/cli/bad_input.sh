@@ -102,6 +102,9 @@ expect_usage_error bench blink --prefetch-lines 17
 expect_usage_error bench blink --prefetch-lines 12,
 expect_usage_error bench blink --baseline threads,processes
 expect_usage_error bench blink --workload insert --baseline coro
+expect_usage_error bench blink --workload insert --cached-kib 64
+expect_usage_error bench blink --cached-kib 2000000000
+expect_usage_error bench blink --cached-kib 64,
 expect_usage_error bench blink --records 0
 expect_usage_error bench blink --theta 1.5
 expect_usage_error bench blink --records 1Ti

@@ -19,13 +19,15 @@
 namespace weave::tasks {
 namespace {
 
-using config = std::tuple<sync_kind, unsigned, unsigned>;  // sync, workers, prefetch distance
+// sync, workers, prefetch distance, whether the top levels count as cached
+// (blink_tree::set_cached_bytes: their tasks run on at once)
+using config = std::tuple<sync_kind, unsigned, unsigned, bool>;
 
 std::string name(const ::testing::TestParamInfo<config>& info) {
   std::string sync = to_string(std::get<0>(info.param));
   std::replace(sync.begin(), sync.end(), '-', '_');  // a test name takes no '-'
   return sync + "_w" + std::to_string(std::get<1>(info.param)) + "_d" +
-         std::to_string(std::get<2>(info.param));
+         std::to_string(std::get<2>(info.param)) + (std::get<3>(info.param) ? "_cached" : "");
 }
 
 struct op {
@@ -93,12 +95,15 @@ void expect_same(const blink_tree& tree, const std::map<std::uint64_t, std::uint
 class blink_tree_test : public ::testing::TestWithParam<config> {};
 
 TEST_P(blink_tree_test, agrees_with_a_map_under_concurrent_inserts_lookups_and_updates) {
-  const auto [sync, workers, distance] = GetParam();
+  const auto [sync, workers, distance, cached] = GetParam();
   runtime::options o;
   o.workers = workers;
   o.prefetch_distance = distance;
   runtime rt(o);
   blink_tree tree(rt, sync);
+  // Counted on the empty tree, the root's level is the leaves': while the
+  // tree grows, every lookup and update runs on at once from node to node.
+  EXPECT_EQ(tree.set_cached_bytes(cached ? blink_tree::node_bytes : 0), cached ? 1u : 0u);
   std::mt19937_64 rng(workers * 10 + distance);
   std::map<std::uint64_t, std::uint64_t> oracle;
 
@@ -122,7 +127,11 @@ TEST_P(blink_tree_test, agrees_with_a_map_under_concurrent_inserts_lookups_and_u
 
   // 2. All at once: lookups of keys below 20000 (never written now, misses
   // included), updates of existing keys at or above 20000, each once, and
-  // inserts of new keys (multiples of 5) at or above 30000.
+  // inserts of new keys (multiples of 5) at or above 30000. Cached now: all
+  // but the leaves, so that operations go from running on to queueing.
+  if (cached) {
+    EXPECT_EQ(tree.set_cached_bytes(blink_tree::node_bytes * 32), tree.height() - 1);
+  }
   ops.clear();
   std::vector<std::uint64_t> updated;
   for (std::uint64_t k = 20000; k < 30000; ++k) {
@@ -153,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(tasks, blink_tree_test,
                          ::testing::Combine(::testing::Values(sync_kind::latch, sync_kind::rwlatch,
                                                               sync_kind::schedule, sync_kind::optimistic,
                                                               sync_kind::optimistic_latch),
-                                            ::testing::Values(1u, 2u), ::testing::Values(0u, 3u)),
+                                            ::testing::Values(1u, 2u), ::testing::Values(0u, 3u),
+                                            ::testing::Bool()),
                          name);
 
 TEST(blink_tree, refuses_the_reserved_key) {

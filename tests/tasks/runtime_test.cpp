@@ -257,7 +257,9 @@ void walk(const annotated_task& t, context& ctx) {
     ctx.complete(&count_arrival, s.arrived, 0, 0, true);
     return;
   }
-  ctx.follow(object_ref<station>(&s.row[i + 1]), access::read, t.sync, 1);
+  // Every other step as if the next station were cached: the walker runs
+  // on at once where it may run here, and is sent on where it may not.
+  ctx.follow(object_ref<station>(&s.row[i + 1]), access::read, t.sync, 1, i % 2 == 0);
 }
 
 void disturb(const annotated_task& t, context&) {
@@ -302,6 +304,41 @@ TEST_P(runtime_test, a_task_that_follows_visits_every_object_once_in_order_and_e
     }
     // Following makes no descriptor: one per walker and disturbance at most.
     EXPECT_LE(rt.descriptors(), 2 * walkers * rt.workers() + 64 * rt.workers() * 3);
+  }
+}
+
+// A task that follows on to an object its caller expects cached runs on at
+// once, before the tasks queued behind it; otherwise it queues behind them.
+struct hop_state {
+  std::vector<int>* order;
+  int id;
+  station* row;  // a task on row[0] goes on to row[1]; row[2] ends it
+  bool cached;
+};
+
+void hop(const annotated_task& t, context& ctx) {
+  const hop_state s = t.state<hop_state>();
+  const auto i = static_cast<int>(static_cast<station*>(t.object) - s.row);
+  s.order->push_back(s.id + i);
+  if (i == 0) ctx.follow(object_ref<station>(&s.row[1]), access::read, t.sync, 1, s.cached);
+}
+
+TEST(runtime, runs_a_task_on_at_once_where_its_next_object_is_cached) {
+  for (const bool cached : {false, true}) {
+    runtime rt(runtime::options{1, 0, false});
+    std::array<station, 3> row;
+    std::vector<int> order;
+    rt.run([&](context& ctx) {
+      for (const int id : {10, 20}) {  // 10 starts on row[0], 20 on row[2]
+        annotated_task* t = ctx.make();
+        t->run = &hop;
+        t->annotate(object_ref<station>(&row[id == 10 ? 0 : 2]), access::read, sync_kind::optimistic, 1);
+        t->set_state(hop_state{&order, id == 10 ? 10 : 18, row.data(), cached});
+        ctx.spawn(t);
+      }
+    });
+    // 10 on row[0], then 11 on row[1] at once or after 20 on row[2].
+    EXPECT_EQ(order, cached ? std::vector<int>({10, 11, 20}) : std::vector<int>({10, 20, 11}));
   }
 }
 

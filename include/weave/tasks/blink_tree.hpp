@@ -206,6 +206,24 @@ class blink_tree {
   }
   std::uint16_t prefetch_lines() const noexcept { return lines_; }
 
+  // Which levels count as cached: the top ones whose nodes take no more
+  // than `bytes` together, as the tree stands. Every operation passes
+  // through one node of each level, so a few hundred KiB at the top stay in
+  // a core's caches by that traffic alone; a task there is run on at once
+  // instead of queueing for a prefetch it does not need (runtime.hpp,
+  // context::follow). 0: none. Returns how many levels count.
+  unsigned set_cached_bytes(std::size_t bytes) {
+    cached_from_level_ = no_level;
+    std::size_t total = 0;
+    for (const node* first = root(); first != nullptr;
+         first = first->level > 0 ? child_at(*first, 0) : nullptr) {
+      for (const node* n = first; n != nullptr && total <= bytes; n = right_of(*n)) total += node_bytes;
+      if (total > bytes) break;
+      cached_from_level_ = first->level;
+    }
+    return cached_from_level_ == no_level ? 0 : height() - cached_from_level_;
+  }
+
   // Gives every node a new owner among `workers` so that each worker owns
   // an even share of the touches an operation makes, counted on the tree as
   // it stands: every level is touched once per operation, evenly over its
@@ -368,7 +386,7 @@ class blink_tree {
     node& n = *static_cast<node*>(t.object);
     if (op.key >= n.high.load(std::memory_order_acquire)) {  // split since: move right
       ctx.follow(object_ref<node>::from_raw(n.right.load(std::memory_order_acquire)), t.mode, tree.sync_,
-                 tree.lines_);
+                 tree.lines_, tree.cached(n.level));
       return;
     }
     if (t.mode == access::write) {
@@ -386,7 +404,7 @@ class blink_tree {
     const access mode =
         op.kind != op_kind::lookup && n.level - 1u == op.target ? access::write : access::read;
     if (op.kind == op_kind::lookup || op.kind == op_kind::update) {  // nothing to remember on the way
-      ctx.follow(child, mode, tree.sync_, tree.lines_);
+      ctx.follow(child, mode, tree.sync_, tree.lines_, tree.cached(n.level - 1u));
       return;
     }
     op_state next = op;  // inserts remember the path, for the parents of splits
@@ -516,8 +534,12 @@ class blink_tree {
     tree.send(ctx, down, old_root, root_level == op.target ? access::write : access::read);
   }
 
+  bool cached(unsigned level) const noexcept { return level >= cached_from_level_; }
+
+  static constexpr unsigned no_level = 256;
   sync_kind sync_;
   std::uint16_t lines_ = default_prefetch_lines;
+  unsigned cached_from_level_ = no_level;  // levels at or above it count as cached
   anchor_object anchor_;
   mutable std::mutex arena_mutex_;
   chunk_arena nodes_arena_{1 << 20, std::size_t{64} << 20};

@@ -75,11 +75,16 @@ class context {
   // Sends the running task itself on to `ref` once it has finished: the
   // same descriptor and payload, annotated anew (its target and rank stay).
   // For a chain of steps whose state does not change, this saves making a
-  // task and copying the payload at every step.
+  // task and copying the payload at every step. With `cached` (the caller
+  // expects the object in this core's caches, as the top of a tree stays),
+  // the task runs on at once where it may run here: queueing it behind
+  // others would buy a prefetch it does not need, at the cost of a pass
+  // through the pool.
   template <class Object>
-  void follow(object_ref<Object> ref, access a, sync_kind s, std::uint16_t lines) noexcept {
+  void follow(object_ref<Object> ref, access a, sync_kind s, std::uint16_t lines,
+              bool cached = false) noexcept {
     data_object* p = ref.get();
-    follow_ = {p, ref.owner(), lines, a, s};
+    follow_ = {p, ref.owner(), lines, a, s, cached};
   }
   // Calls `fn` once the running task has finished (one per task).
   void complete(completion fn, void* client, std::uint64_t key, std::uint64_t value, bool found) noexcept {
@@ -103,6 +108,7 @@ class context {
     std::uint16_t owner = 0, lines = 0;
     access mode = access::read;
     sync_kind sync = sync_kind::none;
+    bool cached = false;
   };
   struct deferred {
     completion fn = nullptr;
@@ -216,7 +222,8 @@ class runtime {
   friend class context;
   static constexpr std::size_t epoch_span = 64;  // tasks per epoch guard
 
-  void send(worker_state& from, annotated_task* t) {
+  // The worker whose pool `t` goes to when `from` sends it.
+  std::uint16_t destination(const worker_state& from, const annotated_task* t) const noexcept {
     std::uint16_t to = from.ctx.index_;
     if (t->object != nullptr &&
         (t->sync == sync_kind::schedule || (t->sync == sync_kind::optimistic && t->mode == access::write))) {
@@ -225,6 +232,11 @@ class runtime {
       to = t->target;
     }
     if (to >= options_.workers) to = static_cast<std::uint16_t>(to % options_.workers);
+    return to;
+  }
+
+  void send(worker_state& from, annotated_task* t) {
+    const std::uint16_t to = destination(from, t);
     if (to == from.ctx.index_) {
       from.pool.push(t);
     } else {
@@ -271,74 +283,83 @@ class runtime {
   // left both as calls, and a task costs only a few hundred instructions
   // (the Blink-tree's YCSB C ran 1.09x-1.11x faster inlined; tasks.md).
   [[gnu::always_inline]] void execute(worker_state& w, annotated_task* t) {
-    w.ctx.holding_ = true;
-    data_object* o = t->object;
-    const sync_kind s = o != nullptr ? t->sync : sync_kind::none;
-    switch (s) {
-      case sync_kind::none:
-      case sync_kind::schedule:
-        t->run(*t, w.ctx);
-        break;
-      case sync_kind::latch:
-        lock_exclusive(*o);
-        t->run(*t, w.ctx);
-        o->word.store(0, std::memory_order_release);
-        break;
-      case sync_kind::rwlatch:
-        if (t->mode == access::write) {
-          lock_writer(*o);
+    for (;;) {  // once per object the task is on, while it runs on at once
+      w.ctx.holding_ = true;
+      data_object* o = t->object;
+      const sync_kind s = o != nullptr ? t->sync : sync_kind::none;
+      switch (s) {
+        case sync_kind::none:
+        case sync_kind::schedule:
+          t->run(*t, w.ctx);
+          break;
+        case sync_kind::latch:
+          lock_exclusive(*o);
           t->run(*t, w.ctx);
           o->word.store(0, std::memory_order_release);
-        } else {
-          lock_shared(*o);
-          t->run(*t, w.ctx);
-          o->word.fetch_sub(2, std::memory_order_release);
-        }
-        break;
-      case sync_kind::optimistic:
-        if (t->mode == access::write) {
-          // Writers of an object are sequenced on its owner: no one else
-          // changes the version, so plain stores make it odd, then even.
-          // The task's own stores to the object are releases, so a reader
-          // that sees one of them sees the odd version after it too.
-          const std::uint64_t v = o->word.load(std::memory_order_relaxed);
-          o->word.store(v + 1, std::memory_order_relaxed);
-          t->run(*t, w.ctx);
-          o->word.store(v + 2, std::memory_order_release);
-        } else if (!run_optimistic_reader(w, t, *o)) {
-          return;
-        }
-        break;
-      case sync_kind::optimistic_latch:
-        if (t->mode == access::write) {
-          // Writers may run on any worker: making the version odd is their
-          // latch. The acquire keeps the task's stores after it, which is
-          // all a reader's check needs (as above).
-          std::uint64_t v = o->word.load(std::memory_order_relaxed);
-          if ((v & 1) != 0 || !o->word.compare_exchange_strong(v, v + 1, std::memory_order_acquire,
-                                                               std::memory_order_relaxed)) {
-            put_back(w, t);  // another writer holds it, for no longer than one task
+          break;
+        case sync_kind::rwlatch:
+          if (t->mode == access::write) {
+            lock_writer(*o);
+            t->run(*t, w.ctx);
+            o->word.store(0, std::memory_order_release);
+          } else {
+            lock_shared(*o);
+            t->run(*t, w.ctx);
+            o->word.fetch_sub(2, std::memory_order_release);
+          }
+          break;
+        case sync_kind::optimistic:
+          if (t->mode == access::write) {
+            // Writers of an object are sequenced on its owner: no one else
+            // changes the version, so plain stores make it odd, then even.
+            // The task's own stores to the object are releases, so a reader
+            // that sees one of them sees the odd version after it too.
+            const std::uint64_t v = o->word.load(std::memory_order_relaxed);
+            o->word.store(v + 1, std::memory_order_relaxed);
+            t->run(*t, w.ctx);
+            o->word.store(v + 2, std::memory_order_release);
+          } else if (!run_optimistic_reader(w, t, *o)) {
             return;
           }
-          t->run(*t, w.ctx);
-          o->word.store(v + 2, std::memory_order_release);
-        } else if (!run_optimistic_reader(w, t, *o)) {
-          return;
+          break;
+        case sync_kind::optimistic_latch:
+          if (t->mode == access::write) {
+            // Writers may run on any worker: making the version odd is their
+            // latch. The acquire keeps the task's stores after it, which is
+            // all a reader's check needs (as above).
+            std::uint64_t v = o->word.load(std::memory_order_relaxed);
+            if ((v & 1) != 0 || !o->word.compare_exchange_strong(v, v + 1, std::memory_order_acquire,
+                                                                 std::memory_order_relaxed)) {
+              put_back(w, t);  // another writer holds it, for no longer than one task
+              return;
+            }
+            t->run(*t, w.ctx);
+            o->word.store(v + 2, std::memory_order_release);
+          } else if (!run_optimistic_reader(w, t, *o)) {
+            return;
+          }
+          break;
+      }
+      if (w.ctx.follow_.object != nullptr) {
+        // Neither finished nor spawned: the task goes on, at once if its next
+        // object is cached and may be worked on here.
+        const context::next_object& n = w.ctx.follow_;
+        const bool now = n.cached;
+        t->annotate(n.object, n.owner, n.mode, n.sync, n.lines);
+        w.ctx.follow_.object = nullptr;
+        if (now && destination(w, t) == w.ctx.index_) {
+          w.ctx.flush();
+          continue;
         }
-        break;
-    }
-    if (w.ctx.follow_.object != nullptr) {
-      // Neither finished nor spawned: the task goes on.
-      const context::next_object& n = w.ctx.follow_;
-      t->annotate(n.object, n.owner, n.mode, n.sync, n.lines);
-      w.ctx.follow_.object = nullptr;
-      send(w, t);
+        send(w, t);
+        w.ctx.flush();
+        return;
+      }
       w.ctx.flush();
+      worker_state::count(w.finished, 1);
+      w.allocator.free(t);
       return;
     }
-    w.ctx.flush();
-    worker_state::count(w.finished, 1);
-    w.allocator.free(t);
   }
 
   // Runs a reader of a versioned object; false if it saw a writer, in which
