@@ -379,7 +379,9 @@ class runtime {
   }
 
   // Queues a task that could not run now behind the others of its worker:
-  // by its turn the writer in its way has likely finished.
+  // by its turn the writer in its way has likely finished. (An urgent task
+  // goes ahead of them, and so tries again at once: the writer in its way
+  // holds the object for one task only.)
   static void put_back(worker_state& w, annotated_task* t) {
     w.ctx.holding_ = false;
     ++w.reruns;
