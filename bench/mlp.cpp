@@ -88,7 +88,7 @@ double mlp_probe::ns_per_prefetched_miss(std::size_t distance, std::size_t misse
 
 double best_ns_per_miss(const mlp_probe& probe, std::size_t* best_chains) {
   double best = 1e300;
-  for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u}) {
+  for (std::size_t chains : {12u, 16u, 20u, 24u, 32u, 40u, 48u, 64u}) {
     const double ns = probe.ns_per_miss(chains, 2'000'000);
     if (ns < best) {
       best = ns;

@@ -42,8 +42,10 @@ struct model_report {
   std::vector<std::size_t> groups;
   std::vector<double> measured_ns;   // coro per lookup at each group
   std::vector<double> predicted_ns;  // the model's time at each group
-  std::size_t measured_group = 1;
+  std::size_t measured_group = 1;    // the fastest of `groups`
   double measured_speedup = 1;
+  double best_ns = 0;             // coro per lookup at measured_group
+  double predicted_group_ns = 0;  // and at predicted_group (always swept)
 };
 
 // Throws std::invalid_argument, with a one-line reason, for a sweep that cannot run.

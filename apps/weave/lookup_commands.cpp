@@ -203,7 +203,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
 
   auto model = std::make_shared<lookup_cli>();
   model->lookups = "500K";
-  model->groups = "1,2,4,6,8,10,12,16,20,24,32";
+  model->groups = "1,2,4,6,8,10,12,16,20,24,32,40,48,64";
   auto* model_cmd = bench.add_subcommand("model", "the analytical model's prediction against a group sweep");
   model_cmd->add_option("--structure", model->structure, "binary-search | binary-search-str | hash | btree")
       ->capture_default_str();
