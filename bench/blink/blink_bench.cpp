@@ -501,7 +501,10 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     const bool replays = o.workload != blink_workload::insert;  // inserts take records from a cursor
     const operation_streams streams = replays ? make_streams(o, most_workers, o.seed + round) : operation_streams{};
     const operation_streams* ops = replays ? &streams : nullptr;
-    for (configuration& c : configs) {
+    // Each round starts one configuration later, so that none always runs
+    // first (on a freshly loaded tree, in a machine state of its own).
+    for (std::size_t turn = 0; turn < configs.size(); ++turn) {
+      configuration& c = configs[(turn + round) % configs.size()];
       const auto workers = static_cast<unsigned>(c.workers);
       outcome r;
       if (c.variant == "tasks") {
@@ -566,8 +569,8 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     j["run_type"] = "aggregate";
     add_aggregates(j, "ops_per_s", c.ops_per_s);
     j["ops"] = c.last.ops;
-    if (c.variant == "tasks") j["reruns"] = c.last.reruns;
     if (c.variant == "tasks") {
+      j["reruns"] = c.last.reruns;
       j["height"] = c.height;
       j["cached_levels"] = c.cached_levels;
     }
