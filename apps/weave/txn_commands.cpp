@@ -141,6 +141,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t retries = 0;
     bool check = false;
     std::uint64_t seed = 42;
+    std::size_t reserve_mib = 0;
     bench::durability_choice durability;
     std::string plot;
     bool quiet = false;
@@ -180,6 +181,12 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
+  tpcc_cmd
+      ->add_option("--reserve-mib", c->reserve_mib,
+                   "MiB of memory touched after the load for the versions the runs make (their page faults "
+                   "paid before the runs, not in them)")
+      ->check(unsigned_in(0, bench::max_reserve_mib))
+      ->capture_default_str();
   add_durability_options(tpcc_cmd, c->durability);
   tpcc_cmd->add_option("--plot", c->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
       ->check(plot_path);
@@ -201,6 +208,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.retries = c->retries;
     o.check = c->check;
     o.seed = c->seed;
+    o.reserve_bytes = c->reserve_mib << 20;
     o.durability = c->durability;
     o.verbose = bench::progress_wanted(c->quiet);
     bench::validate(o);

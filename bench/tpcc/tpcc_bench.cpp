@@ -16,6 +16,7 @@
 #include "bench/workload/median.hpp"
 #include "bench/workload/parallel.hpp"
 #include "bench/workload/report.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::bench {
 
@@ -61,6 +62,10 @@ void validate(const tpcc_options& o) {
       throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
   check_seconds(o.seconds);
   check_repeat(o.repeat);
+  if (o.reserve_bytes > (max_reserve_mib << 20)) {
+    throw std::invalid_argument(
+        fmt::format("--reserve-mib {} is above {}", o.reserve_bytes >> 20, max_reserve_mib));
+  }
   for (double t : o.latency_targets_us) check_latency_target(t);
   if (o.pipeline && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
     throw std::invalid_argument("--pipeline needs an interleaved mode (coro, coro-nested or hybrid)");
@@ -79,7 +84,9 @@ void validate(const tpcc_options& o) {
   }
 }
 
-std::size_t estimated_bytes(const tpcc_options& o) { return tpcc::estimated_bytes(o.warehouses, new_order_room(o)); }
+std::size_t estimated_bytes(const tpcc_options& o) {
+  return saturating_add(tpcc::estimated_bytes(o.warehouses, new_order_room(o)), o.reserve_bytes);
+}
 
 std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
@@ -97,6 +104,11 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses, load_seconds);
   // The load's log goes: the runs start from a checkpoint, as a database would.
   if (db.log() != nullptr) db.checkpoint();
+  if (o.reserve_bytes > 0) {
+    if (o.verbose) std::fprintf(stderr, "touching %zu MiB for versions...", o.reserve_bytes >> 20);
+    txn::engine::reserve_version_memory(o.reserve_bytes);
+    if (o.verbose) std::fprintf(stderr, " done\n");
+  }
   std::vector<participant*> members;
   for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
   tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
@@ -131,6 +143,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     }
     j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
     j["isolation"] = o.isolation;
+    j["reserve_mib"] = o.reserve_bytes >> 20;
     j["mode"] = tpcc::mode_name(cfg.mode);
     j["seconds"] = o.seconds;
     j["repeat"] = o.repeat;

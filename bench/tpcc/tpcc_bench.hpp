@@ -17,6 +17,10 @@
 
 namespace weave::bench {
 
+// --reserve-mib's bound, 1 TiB: beyond any machine's memory (require_memory
+// refuses what this one does not have).
+inline constexpr std::size_t max_reserve_mib = std::size_t{1} << 20;
+
 struct tpcc_options {
   std::uint32_t warehouses = 4;
   tpcc::mix mix = tpcc::parse_mix("tpcc");
@@ -35,6 +39,8 @@ struct tpcc_options {
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   bool check = false;
   std::uint64_t seed = 42;
+  // Touched after the load for the runs' new versions (engine::reserve_version_memory).
+  std::size_t reserve_bytes = 0;
   durability_choice durability;
   bool verbose = true;
 };

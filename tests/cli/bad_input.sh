@@ -84,6 +84,10 @@ expect_usage_error bench ycsb --retry -1
 expect_usage_error bench ycsb --retry 10000000
 expect_usage_error bench tpcc --retry -1
 expect_usage_error bench tpcc --warehouses 0
+expect_usage_error bench tpcc --reserve-mib -1
+expect_usage_error bench tpcc --reserve-mib 1048577
+expect_usage_error bench tpcc --reserve-mib 1048576
+expect_usage_error bench tpcc --reserve-mib 1e3
 expect_usage_error bench tpcc --warehouses 5000
 expect_usage_error bench tpcc --mix tpce
 expect_usage_error bench tpcc --mix q2=60,payment=30

@@ -18,6 +18,7 @@
 // Blocks larger than the largest class fall back to operator new.
 
 #include <cstddef>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -53,6 +54,20 @@ class block_pool {
     b->next = free_[c];
     free_[c] = b;
     if (++count_[c] >= release_blocks(c)) release(c);
+  }
+
+  // Touches `bytes` of memory now (rounded up to whole chunks) for blocks
+  // carved later, by any thread (chunk_arena::reserve): a structure that
+  // grows while it is used (new records' versions) then pays no page faults
+  // as it does. The touching, seconds for gigabytes on a VM, holds no lock.
+  static void reserve(std::size_t bytes) {
+    if (bytes == 0) return;
+    if (bytes > std::numeric_limits<std::size_t>::max() - chunk_bytes) throw std::bad_alloc();
+    huge_buffer<std::byte> chunk =
+        chunk_arena::touched_chunk((bytes + chunk_bytes - 1) / chunk_bytes * chunk_bytes);
+    depot& d = depot::instance();
+    std::lock_guard lock(d.mutex);
+    d.chunks.adopt(std::move(chunk));
   }
 
   // Chunks carved so far (for tests: memory that is reused carves none).

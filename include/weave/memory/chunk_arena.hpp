@@ -31,7 +31,33 @@ class chunk_arena {
     return chunks_.back().data() + at;
   }
 
+  // A chunk of `bytes` with each of its pages written to, for adopt():
+  // memory a process has not touched costs a page fault and the kernel's
+  // zeroing when it is first written, and on a VM often a fault in the host
+  // too, and this pays it now. Throws std::bad_alloc if it cannot be mapped.
+  static huge_buffer<std::byte> touched_chunk(std::size_t bytes) {
+    huge_buffer<std::byte> chunk(bytes);
+    volatile std::byte* p = chunk.data();
+    for (std::size_t i = 0; i < bytes; i += page) p[i] = std::byte{0};  // zero already: keeps it so
+    return chunk;
+  }
+
+  // Makes `chunk` the one the next allocations take (the rest of the
+  // current one goes unused).
+  void adopt(huge_buffer<std::byte> chunk) {
+    if (chunk.size() == 0) return;
+    chunks_.push_back(std::move(chunk));
+    used_ = 0;
+  }
+
+  // Both: the next `bytes` of allocations pay no page faults.
+  void reserve(std::size_t bytes) {
+    if (bytes > 0) adopt(touched_chunk(bytes));
+  }
+
  private:
+  static constexpr std::size_t page = 4096;
+
   std::vector<huge_buffer<std::byte>> chunks_;
   std::size_t used_ = 0;
   std::size_t next_chunk_;

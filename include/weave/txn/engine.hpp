@@ -92,6 +92,13 @@ class engine {
   table* find_table(std::string_view name);
   std::vector<table*> tables();
 
+  // Touches `bytes` of memory now for the versions of records written later
+  // (block_pool::reserve), so that a database that grows while transactions
+  // run (TPC-C's orders) pays its page faults here, not in them, as a JVM's
+  // AlwaysPreTouch does for its heap. Versions come from a pool that every
+  // engine of the process shares. Throws std::bad_alloc.
+  static void reserve_version_memory(std::size_t bytes) { version_pool::reserve(bytes); }
+
   // The timestamp every commit at or before which is complete: a new
   // transaction's snapshot.
   std::uint64_t now() const noexcept { return clock_.now(); }
