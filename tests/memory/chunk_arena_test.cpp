@@ -35,7 +35,7 @@ TEST(chunk_arena, allocations_are_aligned_zeroed_and_disjoint_across_reservation
   std::mt19937_64 rng(3);
   std::map<std::uintptr_t, std::pair<std::size_t, unsigned char>> live;
   for (int step = 0; step < 20000; ++step) {
-    if (step % 5000 == 2500) arena.reserve(std::size_t{1} << (16 + rng() % 6));
+    if (step % 5000 == 2500) arena.adopt(chunk_arena::touched_chunk(std::size_t{1} << (16 + rng() % 6)));
     const std::size_t bytes = 1 + rng() % 3000;
     const std::size_t align = std::size_t{1} << (rng() % 13);
     auto* p = static_cast<unsigned char*>(arena.allocate(bytes, align));
@@ -65,7 +65,7 @@ TEST(chunk_arena, a_reservation_is_resident_before_it_is_used) {
   constexpr std::size_t bytes = std::size_t{8} << 20;
   chunk_arena arena;
   arena.allocate(100, 64);  // the reservation starts a chunk of its own all the same
-  arena.reserve(bytes);
+  arena.adopt(chunk_arena::touched_chunk(bytes));
   void* first = arena.allocate(64, 64);
   const std::size_t pages = bytes / static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   EXPECT_EQ(resident_pages(first, bytes), pages);

@@ -57,7 +57,7 @@ class block_pool {
   }
 
   // Touches `bytes` of memory now (rounded up to whole chunks) for blocks
-  // carved later, by any thread (chunk_arena::reserve): a structure that
+  // carved later, by any thread (chunk_arena::touched_chunk): a structure that
   // grows while it is used (new records' versions) then pays no page faults
   // as it does. The touching, seconds for gigabytes on a VM, holds no lock.
   static void reserve(std::size_t bytes) {

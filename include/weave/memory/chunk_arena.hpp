@@ -50,11 +50,6 @@ class chunk_arena {
     used_ = 0;
   }
 
-  // Both: the next `bytes` of allocations pay no page faults.
-  void reserve(std::size_t bytes) {
-    if (bytes > 0) adopt(touched_chunk(bytes));
-  }
-
  private:
   static constexpr std::size_t page = 4096;
 
