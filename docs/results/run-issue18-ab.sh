@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 18, section 3, against the issue's own binary: the binary of cc11400
+# (main when the issue was filed, before any of its work) and today's take
+# turns in one window, one configuration per process. Today's runs TPC-C twice,
+# with its defaults and with --reserve-mib (memory for versions touched ahead,
+# a user's choice that the old binary does not have). Run from the repository
+# root after ./build.sh release:
+#   git worktree add /tmp/issue18-old cc11400 && (cd /tmp/issue18-old && ./build.sh release)
+#   OLD=/tmp/issue18-old/build/release/weave docs/results/run-issue18-ab.sh
+# On the VMs of this work a page the process has not touched costs a fault in
+# the guest and often one in the host, and memory another process has just
+# freed is cheaper to fault than memory freed a while ago (touching 6 GiB took
+# 5.4 s of system time right after the same touch, 7.5 s 20 s later). TPC-C's
+# database grows as it runs, so a configuration that ran right after a process
+# that freed gigabytes ran faster. So before every process a conditioner
+# touches and frees CONDITION_GIB (8) GiB, and every process starts in that
+# state; each round also reverses the order of the binaries.
+set -euo pipefail
+old=${OLD:?OLD must name the old weave binary}
+new=${NEW:-build/release/weave}
+reserve=${RESERVE_MIB:-4000}
+rounds=${ROUNDS:-2}
+out=${OUT:-docs/results/raw/issue18-ab}
+mkdir -p "$out"
+: > "$out/runs.jsonl"
+condition_gib=${CONDITION_GIB:-8}
+condition() {  # touches a page of every 4 KiB of condition_gib GiB, then frees them by exiting
+  python3 -c 'import mmap, sys
+n = int(sys.argv[1]) << 30
+m = mmap.mmap(-1, n)
+for i in range(0, n, 4096): m[i] = 1' "$condition_gib"
+}
+one() {  # side, label, args...: one process, every line tagged
+  local side=$1 label=$2
+  shift 2
+  local bin=$new
+  [ "$side" = old ] && bin=$old
+  echo "$side: $label $*" >&2
+  condition
+  "$bin" "$@" --quiet | sed "s/^{/{\"side\":\"$side\",\"label\":\"$label\",/" >> "$out/runs.jsonl"
+}
+sides() {  # round: the order of the sides in it
+  if [ $(($1 % 2)) -eq 1 ]; then echo old new new-reserve; else echo new-reserve new old; fi
+}
+for round in $(seq 1 "$rounds"); do
+  for threads in 1 2; do
+    for mode in naive coro coro-pipeline; do
+      args=(bench tpcc --warehouses 16 --threads $threads --modes ${mode%-pipeline} --seconds 2 --repeat 3)
+      [ $mode = coro-pipeline ] && args+=(--pipeline)
+      for side in $(sides "$round"); do
+        case $side in
+          new-reserve) one "$side" tpcc-16w "${args[@]}" --reserve-mib "$reserve" ;;
+          *) one "$side" tpcc-16w "${args[@]}" ;;
+        esac
+      done
+    done
+  done
+  for threads in 1 2; do
+    for side in $(sides "$round"); do
+      [ $side = new-reserve ] && continue  # read-only: nothing grows
+      one "$side" ycsb-read-30M bench ycsb --records 30M --workload read --threads $threads --modes naive,coro \
+        --seconds 2 --repeat 3
+    done
+  done
+done
