@@ -20,9 +20,14 @@ old=${OLD:?OLD must name the old weave binary}
 new=${NEW:-build/release/weave}
 reserve=${RESERVE_MIB:-4000}
 rounds=${ROUNDS:-2}
+# SIZES=large runs the issue's larger sizes instead (100 warehouses, 10^8
+# records), naive and coro, once each: their loads take minutes.
+sizes=${SIZES:-small}
 out=${OUT:-docs/results/raw/issue18-ab}
+runs=$out/runs.jsonl
+[ "$sizes" = large ] && runs=$out/runs-large.jsonl
 mkdir -p "$out"
-: > "$out/runs.jsonl"
+: > "$runs"
 condition_gib=${CONDITION_GIB:-8}
 condition() {  # touches a page of every 4 KiB of condition_gib GiB, then frees them by exiting
   python3 -c 'import mmap, sys
@@ -37,11 +42,26 @@ one() {  # side, label, args...: one process, every line tagged
   [ "$side" = old ] && bin=$old
   echo "$side: $label $*" >&2
   condition
-  "$bin" "$@" --quiet | sed "s/^{/{\"side\":\"$side\",\"label\":\"$label\",/" >> "$out/runs.jsonl"
+  "$bin" "$@" --quiet | sed "s/^{/{\"side\":\"$side\",\"label\":\"$label\",/" >> "$runs"
 }
 sides() {  # round: the order of the sides in it
   if [ $(($1 % 2)) -eq 1 ]; then echo old new new-reserve; else echo new-reserve new old; fi
 }
+if [ "$sizes" = large ]; then
+  for threads in 1 2; do
+    for mode in naive coro; do
+      args=(bench tpcc --warehouses 100 --threads $threads --modes $mode --seconds 2 --repeat 3)
+      one old tpcc-100w "${args[@]}"
+      one new tpcc-100w "${args[@]}"
+      one new-reserve tpcc-100w "${args[@]}" --reserve-mib "$reserve"
+    done
+  done
+  for side in old new; do
+    one "$side" ycsb-read-100M bench ycsb --records 100M --workload read --threads 1,2 --modes naive,coro \
+      --seconds 2 --repeat 3
+  done
+  exit 0
+fi
 for round in $(seq 1 "$rounds"); do
   for threads in 1 2; do
     for mode in naive coro coro-pipeline; do
