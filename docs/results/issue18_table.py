@@ -8,21 +8,24 @@ import json
 import statistics
 import sys
 
-runs = collections.defaultdict(lambda: collections.defaultdict(list))  # key -> side -> [txn/s] in run order
+# key -> side -> {round: txn/s}. Lines from before the script tagged rounds
+# count their round by order of appearance, one per side and key.
+runs = collections.defaultdict(lambda: collections.defaultdict(dict))
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if r.get("run_type") != "aggregate":
         continue
     key = (r["label"], r["threads"], r["mode"], r.get("scheduler", ""))
-    runs[key][r["side"]].append(r["txn_per_s"])
+    seen = runs[key][r["side"]]
+    seen[r.get("round", len(seen) + 1)] = r["txn_per_s"]
 
 
 def cell(values):
-    return ", ".join(f"{v / 1e3:.1f}" for v in values) if values else "-"
+    return ", ".join(f"{v / 1e3:.1f}" for _, v in sorted(values.items())) if values else "-"
 
 
-def ratios(side, old):
-    rs = [n / o for o, n in zip(old, side)]
+def ratios(side, old):  # pair by pair within a round
+    rs = [side[n] / old[n] for n in sorted(old) if n in side]
     if not rs:
         return "-"
     return f"{', '.join(f'{x:.2f}' for x in rs)} (**{statistics.median(rs):.2f}**)"

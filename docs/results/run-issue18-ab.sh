@@ -21,44 +21,57 @@ new=${NEW:-build/release/weave}
 reserve=${RESERVE_MIB:-4000}
 rounds=${ROUNDS:-2}
 # SIZES=large runs the issue's larger sizes instead (100 warehouses, 10^8
-# records), naive and coro, once each: their loads take minutes.
+# records), naive and coro, in ROUNDS rounds (default 1): their loads take
+# minutes. CONDITION_GIB=0 turns the conditioner off.
 sizes=${SIZES:-small}
 out=${OUT:-docs/results/raw/issue18-ab}
-runs=$out/runs.jsonl
-[ "$sizes" = large ] && runs=$out/runs-large.jsonl
+case $sizes in
+  small) runs=$out/runs.jsonl ;;
+  large) runs=$out/runs-large.jsonl ;;
+  *) echo "SIZES must be small or large, not '$sizes'" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 : > "$runs"
 condition_gib=${CONDITION_GIB:-8}
-condition() {  # touches a page of every 4 KiB of condition_gib GiB, then frees them by exiting
+condition() {  # touches each 4 KiB page of condition_gib GiB (private, as weave's memory), then exits
+  [ "$condition_gib" -gt 0 ] || return 0
   python3 -c 'import mmap, sys
 n = int(sys.argv[1]) << 30
-m = mmap.mmap(-1, n)
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 for i in range(0, n, 4096): m[i] = 1' "$condition_gib"
 }
-one() {  # side, label, args...: one process, every line tagged
+round=1
+one() {  # side, label, args...: one process, every line tagged with its side, label and round
   local side=$1 label=$2
   shift 2
   local bin=$new
   [ "$side" = old ] && bin=$old
   echo "$side: $label $*" >&2
   condition
-  "$bin" "$@" --quiet | sed "s/^{/{\"side\":\"$side\",\"label\":\"$label\",/" >> "$runs"
+  "$bin" "$@" --quiet | sed "s/^{/{\"side\":\"$side\",\"label\":\"$label\",\"round\":$round,/" >> "$runs"
 }
 sides() {  # round: the order of the sides in it
   if [ $(($1 % 2)) -eq 1 ]; then echo old new new-reserve; else echo new-reserve new old; fi
 }
-if [ "$sizes" = large ]; then
-  for threads in 1 2; do
-    for mode in naive coro; do
-      args=(bench tpcc --warehouses 100 --threads $threads --modes $mode --seconds 2 --repeat 3)
-      one old tpcc-100w "${args[@]}"
-      one new tpcc-100w "${args[@]}"
-      one new-reserve tpcc-100w "${args[@]}" --reserve-mib "$reserve"
+if [ "$sizes" = large ]; then  # ROUNDS rounds here too (default 1), in reversed order each round
+  rounds=${ROUNDS:-1}
+  for round in $(seq 1 "$rounds"); do
+    for threads in 1 2; do
+      for mode in naive coro; do
+        args=(bench tpcc --warehouses 100 --threads $threads --modes $mode --seconds 2 --repeat 3)
+        for side in $(sides "$round"); do
+          case $side in
+            new-reserve) one "$side" tpcc-100w "${args[@]}" --reserve-mib "$reserve" ;;
+            *) one "$side" tpcc-100w "${args[@]}" ;;
+          esac
+        done
+      done
     done
-  done
-  for side in old new; do
-    one "$side" ycsb-read-100M bench ycsb --records 100M --workload read --threads 1,2 --modes naive,coro \
-      --seconds 2 --repeat 3
+    for side in $(sides "$round"); do
+      [ $side = new-reserve ] && continue
+      one "$side" ycsb-read-100M bench ycsb --records 100M --workload read --threads 1,2 --modes naive,coro \
+        --seconds 2 --repeat 3
+    done
   done
   exit 0
 fi
