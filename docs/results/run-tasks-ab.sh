@@ -4,7 +4,8 @@
 # Zipf 0.99, 20M records, one and two workers; its prefetch distance 3 is
 # our d = 4). Usage: docs/results/run-tasks-ab.sh OLD_BINARY NEW_BINARY
 # (each a `weave` built with ./build.sh release). The two binaries take
-# turns, twice; the raw lines go to docs/results/raw/tasks-ab/.
+# turns, twice, in the opposite order the second time; the raw lines go to
+# docs/results/raw/tasks-ab/.
 # Optional: OUT (another raw directory), DISTANCES (default 0,4), OLD_SYNC
 # and NEW_SYNC (default optimistic,schedule each: the new binary may know
 # a kind the old one does not).
@@ -16,7 +17,9 @@ distances=${DISTANCES:-0,4}
 mkdir -p "$out"
 for round in 1 2; do
   for wl in c a; do
-    for which in old new; do
+    order="old new"
+    [ "$round" = 2 ] && order="new old"  # neither binary always runs first
+    for which in $order; do
       bin=$old
       sync=${OLD_SYNC:-optimistic,schedule}
       if [ "$which" = new ]; then
