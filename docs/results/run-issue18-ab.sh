@@ -19,15 +19,19 @@ set -euo pipefail
 old=${OLD:?OLD must name the old weave binary}
 new=${NEW:-build/release/weave}
 reserve=${RESERVE_MIB:-4000}
-rounds=${ROUNDS:-2}
 # SIZES=large runs the issue's larger sizes instead (100 warehouses, 10^8
-# records), naive and coro, in ROUNDS rounds (default 1): their loads take
-# minutes. CONDITION_GIB=0 turns the conditioner off.
+# records, naive and coro only, both YCSB thread counts in one process), in
+# ROUNDS rounds (default 1): their loads take minutes. CONDITION_GIB=0 turns
+# the conditioner off.
 sizes=${SIZES:-small}
 out=${OUT:-docs/results/raw/issue18-ab}
 case $sizes in
-  small) runs=$out/runs.jsonl ;;
-  large) runs=$out/runs-large.jsonl ;;
+  small)
+    runs=$out/runs.jsonl rounds=${ROUNDS:-2} warehouses=16 modes="naive coro coro-pipeline"
+    records=30M ycsb_threads="1 2" ;;
+  large)
+    runs=$out/runs-large.jsonl rounds=${ROUNDS:-1} warehouses=100 modes="naive coro"
+    records=100M ycsb_threads="1,2" ;;
   *) echo "SIZES must be small or large, not '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -40,7 +44,6 @@ n = int(sys.argv[1]) << 30
 m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 for i in range(0, n, 4096): m[i] = 1' "$condition_gib"
 }
-round=1
 one() {  # side, label, args...: one process, every line tagged with its side, label and round
   local side=$1 label=$2
   shift 2
@@ -53,46 +56,24 @@ one() {  # side, label, args...: one process, every line tagged with its side, l
 sides() {  # round: the order of the sides in it
   if [ $(($1 % 2)) -eq 1 ]; then echo old new new-reserve; else echo new-reserve new old; fi
 }
-if [ "$sizes" = large ]; then  # ROUNDS rounds here too (default 1), in reversed order each round
-  rounds=${ROUNDS:-1}
-  for round in $(seq 1 "$rounds"); do
-    for threads in 1 2; do
-      for mode in naive coro; do
-        args=(bench tpcc --warehouses 100 --threads $threads --modes $mode --seconds 2 --repeat 3)
-        for side in $(sides "$round"); do
-          case $side in
-            new-reserve) one "$side" tpcc-100w "${args[@]}" --reserve-mib "$reserve" ;;
-            *) one "$side" tpcc-100w "${args[@]}" ;;
-          esac
-        done
-      done
-    done
-    for side in $(sides "$round"); do
-      [ $side = new-reserve ] && continue
-      one "$side" ycsb-read-100M bench ycsb --records 100M --workload read --threads 1,2 --modes naive,coro \
-        --seconds 2 --repeat 3
-    done
-  done
-  exit 0
-fi
 for round in $(seq 1 "$rounds"); do
   for threads in 1 2; do
-    for mode in naive coro coro-pipeline; do
-      args=(bench tpcc --warehouses 16 --threads $threads --modes ${mode%-pipeline} --seconds 2 --repeat 3)
+    for mode in $modes; do
+      args=(bench tpcc --warehouses $warehouses --threads $threads --modes ${mode%-pipeline} --seconds 2 --repeat 3)
       [ $mode = coro-pipeline ] && args+=(--pipeline)
       for side in $(sides "$round"); do
         case $side in
-          new-reserve) one "$side" tpcc-16w "${args[@]}" --reserve-mib "$reserve" ;;
-          *) one "$side" tpcc-16w "${args[@]}" ;;
+          new-reserve) one "$side" tpcc-${warehouses}w "${args[@]}" --reserve-mib "$reserve" ;;
+          *) one "$side" tpcc-${warehouses}w "${args[@]}" ;;
         esac
       done
     done
   done
-  for threads in 1 2; do
+  for threads in $ycsb_threads; do
     for side in $(sides "$round"); do
       [ $side = new-reserve ] && continue  # read-only: nothing grows
-      one "$side" ycsb-read-30M bench ycsb --records 30M --workload read --threads $threads --modes naive,coro \
-        --seconds 2 --repeat 3
+      one "$side" ycsb-read-$records bench ycsb --records $records --workload read --threads $threads \
+        --modes naive,coro --seconds 2 --repeat 3
     done
   done
 done
