@@ -286,7 +286,7 @@ class task_driver {
 
 // The baseline's operations: plain loads, or prefetch and suspend.
 std::optional<std::uint64_t> find(const olc_btree& tree, std::uint64_t key) {
-  olc_btree::descent d(tree, key);
+  olc_btree::descent d(tree, key, node_search::branchy, /*prefetch_cold_nodes=*/false);
   while (d.step() != nullptr) {
   }
   return d.value();
@@ -298,7 +298,7 @@ task<std::optional<std::uint64_t>> lookup_or_update(olc_btree& tree, std::uint64
     tree.insert(key, value_for(key) + 1);
     co_return value_for(key) + 1;
   }
-  olc_btree::descent d(tree, key, search_for<Policy>());
+  olc_btree::descent d(tree, key, Policy{});
   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }

@@ -439,14 +439,28 @@ using olc_string_btree = basic_olc_btree<byte_key>;
 // into its own coroutine, so a lookup inside a larger operation needs no
 // frame of its own:
 //
-//   olc_btree::descent d(tree, key, search_for<Policy>());
+//   olc_btree::descent d(tree, key, Policy{});
 //   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
 //   d.value() ...
+//
+// Under a policy whose loads do not prefetch (sequential_policy), and in the
+// tree's own descents, step() asks for all lines of a cold node at once: its
+// search reads key lines and then the slot line the keys chose, which would
+// otherwise be two misses in a row. Policies that prefetch have asked for the
+// node already, and a second prefetch of its lines costs them time.
 template <class Key>
 class basic_olc_btree<Key>::descent {
  public:
-  descent(const basic_olc_btree& tree, const Key& key, node_search search = node_search::branchy) noexcept
-      : tree_(&tree), key_(key), hot_levels_(tree.hot_levels()), search_(search) {}
+  descent(const basic_olc_btree& tree, const Key& key, node_search search = node_search::branchy,
+          bool prefetch_cold_nodes = true) noexcept
+      : tree_(&tree),
+        key_(key),
+        hot_levels_(tree.hot_levels()),
+        search_(search),
+        prefetch_cold_nodes_(prefetch_cold_nodes) {}
+  template <execution_policy Policy>
+  descent(const basic_olc_btree& tree, const Key& key, Policy) noexcept
+      : descent(tree, key, search_for<Policy>(), !Policy::prefetches) {}
 
   const node* step() noexcept {
     for (;;) {
@@ -481,6 +495,7 @@ class basic_olc_btree<Key>::descent {
         }
         child_ = c;
         cold_ = depth_++ >= hot_levels_;
+        if (cold_ && prefetch_cold_nodes_) weave::detail::prefetch_lines(c, sizeof(node));
         return c;
       }
       const unsigned pos = n_->lower_bound(key_, search_);
@@ -514,6 +529,7 @@ class basic_olc_btree<Key>::descent {
   Key key_;
   unsigned hot_levels_;  // read once: it costs a few loads and a compare
   node_search search_;
+  bool prefetch_cold_nodes_;
   const node* n_ = nullptr;
   const node* child_ = nullptr;
   std::uint64_t v_ = 0;
@@ -663,7 +679,7 @@ bool basic_olc_btree<Key>::remove(const Key& key) {
 // below the cached levels; restarts from the root when a version check fails.
 template <execution_policy Policy, class Key>
 task<std::optional<std::uint64_t>> lookup(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> key) {
-  typename basic_olc_btree<Key>::descent d(tree, key, search_for<Policy>());
+  typename basic_olc_btree<Key>::descent d(tree, key, Policy{});
   while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
   co_return d.value();
 }
@@ -689,7 +705,7 @@ task<void> scan(const basic_olc_btree<Key>& tree, std::type_identity_t<Key> from
   std::size_t taken = 0;
   bool past_end = false;
   while (taken < limit && !past_end) {
-    typename tree_type::descent d(tree, from, search_for<Policy>());
+    typename tree_type::descent d(tree, from, Policy{});
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     const node* n = d.leaf();
     std::uint64_t v = d.leaf_version();
