@@ -42,6 +42,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string records = "1M";
     std::size_t key_bytes = 8;
     std::size_t value_bytes = 8;
+    std::string inline_values = "on";
     std::string workload = "read";
     std::size_t ops_per_txn = 10;
     std::size_t scan_length = 10;
@@ -66,6 +67,12 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
         ->check(size_value);
   cmd->add_option("--key-bytes", y->key_bytes, "8: integer keys; any other length up to 47: byte-string keys, \"user\" and the record number's digits")->capture_default_str();
   cmd->add_option("--value-bytes", y->value_bytes, "value size")->capture_default_str();
+  cmd->add_option(
+         "--inline-values", y->inline_values,
+         "on: each record keeps its loaded version in its indirection slot (one miss less a read until "
+         "it is overwritten; values up to 968 bytes); off: slots hold a pointer only")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--workload", y->workload, "read | update | rmw | mixed | scan")->capture_default_str();
   cmd->add_option("--ops-per-txn", y->ops_per_txn, "operations per transaction")->capture_default_str();
   cmd->add_option("--scan-length", y->scan_length, "records per scan")->capture_default_str();
@@ -100,6 +107,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.records = bench::parse_size(y->records);
     o.key_bytes = y->key_bytes;
     o.value_bytes = y->value_bytes;
+    o.inline_values = y->inline_values == "on";
     o.workload = bench::parse_ycsb_workload(y->workload);
     o.ops_per_txn = y->ops_per_txn;
     o.scan_length = y->scan_length;
@@ -142,6 +150,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     bool check = false;
     std::uint64_t seed = 42;
     std::size_t reserve_mib = 0;
+    std::string inline_values = "on";
     bench::durability_choice durability;
     std::string plot;
     bool quiet = false;
@@ -187,6 +196,12 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
                    "paid before the runs, not in them)")
       ->check(unsigned_in(0, bench::max_reserve_mib))
       ->capture_default_str();
+  tpcc_cmd
+      ->add_option("--inline-values", c->inline_values,
+                   "on: the tables whose rows are rarely overwritten keep each row's first version in its "
+                   "indirection slot (one miss less a read); off: slots hold a pointer only")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   add_durability_options(tpcc_cmd, c->durability);
   tpcc_cmd->add_option("--plot", c->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
       ->check(plot_path);
@@ -209,6 +224,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.check = c->check;
     o.seed = c->seed;
     o.reserve_bytes = c->reserve_mib << 20;
+    o.inline_values = c->inline_values == "on";
     o.durability = c->durability;
     o.verbose = bench::progress_wanted(c->quiet);
     bench::validate(o);

@@ -34,25 +34,29 @@ std::string customer_name_key(std::uint32_t w, std::uint32_t d, std::string_view
   return k;
 }
 
-tables tables::create(txn::engine& db, std::uint32_t warehouses) {
+tables tables::create(txn::engine& db, std::uint32_t warehouses, bool inline_values) {
   const std::size_t w = warehouses, districts = w * districts_per_warehouse;
   const std::size_t customers = districts * customers_per_district;
   const std::size_t orders = districts * initial_orders_per_district;
+  // Rows written once (or once and then deleted or delivered) are read from
+  // their slots; a slot whose row is overwritten keeps the dead first
+  // version's bytes, which would cost the often-updated tables memory.
+  const auto in_slot = [inline_values](std::size_t row_bytes) { return inline_values ? row_bytes : 0; };
   return tables{
       db.create_table("warehouse", txn::key_kind::integer, w),
       db.create_table("district", txn::key_kind::integer, districts),
       db.create_table("customer", txn::key_kind::integer, customers),
-      db.create_table("customer_name", txn::key_kind::bytes, customers),
-      db.create_table("history", txn::key_kind::integer, customers),
-      db.create_table("new_order", txn::key_kind::integer, orders),
-      db.create_table("order", txn::key_kind::integer, orders),
-      db.create_table("customer_order", txn::key_kind::integer, orders),
-      db.create_table("order_line", txn::key_kind::integer, orders * 15),
-      db.create_table("item", txn::key_kind::integer, items),
+      db.create_table("customer_name", txn::key_kind::bytes, customers, in_slot(sizeof(std::uint64_t))),
+      db.create_table("history", txn::key_kind::integer, customers, in_slot(sizeof(history_row))),
+      db.create_table("new_order", txn::key_kind::integer, orders, in_slot(sizeof(new_order_row))),
+      db.create_table("order", txn::key_kind::integer, orders, in_slot(sizeof(order_row))),
+      db.create_table("customer_order", txn::key_kind::integer, orders, in_slot(sizeof(std::uint32_t))),
+      db.create_table("order_line", txn::key_kind::integer, orders * 15, in_slot(sizeof(order_line_row))),
+      db.create_table("item", txn::key_kind::integer, items, in_slot(sizeof(item_row))),
       db.create_table("stock", txn::key_kind::integer, w * items),
-      db.create_table("supplier", txn::key_kind::integer, suppliers),
-      db.create_table("nation", txn::key_kind::integer, nations),
-      db.create_table("region", txn::key_kind::integer, regions),
+      db.create_table("supplier", txn::key_kind::integer, suppliers, in_slot(sizeof(supplier_row))),
+      db.create_table("nation", txn::key_kind::integer, nations, in_slot(sizeof(nation_row))),
+      db.create_table("region", txn::key_kind::integer, regions, in_slot(sizeof(region_row))),
   };
 }
 

@@ -205,8 +205,10 @@ struct tables {
   txn::table& region;
 
   // Creates the tables, ready for the rows `warehouses` load (they grow as
-  // transactions add more).
-  static tables create(txn::engine& db, std::uint32_t warehouses);
+  // transactions add more). With inline_values, the tables whose rows are
+  // rarely overwritten (all but warehouse, district, customer and stock)
+  // keep each row's first version in its slot (txn/table.hpp).
+  static tables create(txn::engine& db, std::uint32_t warehouses, bool inline_values = true);
 };
 
 }  // namespace weave::tpcc

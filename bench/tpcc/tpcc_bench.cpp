@@ -99,7 +99,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   const std::unique_ptr<txn::engine> owned =
       make_engine(o.durability, o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
   txn::engine& db = *owned;
-  const tpcc::tables tables = tpcc::tables::create(db, o.warehouses);
+  const tpcc::tables tables = tpcc::tables::create(db, o.warehouses, o.inline_values);
   const std::size_t most_threads = *std::max_element(o.threads.begin(), o.threads.end());
   const auto load_start = clock_type::now();
   tpcc::load(db, tables, o.warehouses, o.seed, most_threads, [&](std::uint32_t loaded) {
@@ -136,6 +136,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     nlohmann::ordered_json j;
     j["bench"] = "tpcc";
     j["warehouses"] = o.warehouses;
+    j["inline_values"] = o.inline_values;
     j["mix"] = o.mix.name;
     if (o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] > 0) j["suppliers"] = o.suppliers;
     j["threads"] = cfg.threads;

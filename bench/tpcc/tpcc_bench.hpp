@@ -41,6 +41,7 @@ struct tpcc_options {
   std::uint64_t seed = 42;
   // Touched after the load for the runs' new versions (engine::reserve_version_memory).
   std::size_t reserve_bytes = 0;
+  bool inline_values = true;  // tpcc::tables::create
   durability_choice durability;
   bool verbose = true;
 };

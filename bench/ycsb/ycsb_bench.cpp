@@ -127,10 +127,18 @@ void validate(const ycsb_options& o) {
   if (o.isolation != "si" && o.isolation != "ssn") throw std::invalid_argument(fmt::format("unknown isolation '{}' (si or ssn)", o.isolation));
 }
 
+std::size_t inline_value_bytes(const ycsb_options& o) {
+  return o.inline_values && o.value_bytes <= txn::table::max_inline_value_bytes ? o.value_bytes : 0;
+}
+
 std::size_t estimated_bytes(const ycsb_options& o) {
-  // A version (header and value), its indirection slot, its index entry in 2/3-full leaves.
+  // A version (header and value), its indirection slot, its index entry in 2/3-full leaves;
+  // or a slot with the version in it.
   const std::size_t entry = o.key_bytes == 8 ? 16 : byte_key::words * 8 + 8;
-  const std::size_t per_record = sizeof(txn::version) + o.value_bytes + 8 + entry * 3 / 2 + 8;
+  const std::size_t inline_bytes = inline_value_bytes(o);
+  const std::size_t record = inline_bytes == 0 ? sizeof(txn::version) + o.value_bytes + 8
+                                               : (8 + sizeof(txn::version) + inline_bytes + 63) / 64 * 64;
+  const std::size_t per_record = record + entry * 3 / 2 + 8;
   return saturating_mul(o.records, per_record);
 }
 
@@ -376,7 +384,8 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       make_engine(o.durability, o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
   txn::engine& db = *owned;
   txn::table& table =
-      db.create_table("usertable", o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes, o.records);
+      db.create_table("usertable", o.key_bytes == 8 ? txn::key_kind::integer : txn::key_kind::bytes,
+                      o.records, inline_value_bytes(o));
   const auto load_start = clock_type::now();
   load(o, db, table);
   const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
@@ -410,6 +419,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     j["records"] = o.records;
     j["key_bytes"] = o.key_bytes;
     j["value_bytes"] = o.value_bytes;
+    j["inline_values"] = inline_value_bytes(o) != 0;
     j["workload"] = ycsb_workload_name(o.workload);
     j["ops_per_txn"] = o.ops_per_txn;
     if (o.workload == ycsb_workload::scan) j["scan_length"] = o.scan_length;

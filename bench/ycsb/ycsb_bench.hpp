@@ -44,6 +44,9 @@ struct ycsb_options {
   std::size_t records = 1'000'000;
   std::size_t key_bytes = 8;
   std::size_t value_bytes = 8;
+  // Records keep their loaded version in their slots (table.hpp), where
+  // the values are short enough.
+  bool inline_values = true;
   ycsb_workload workload = ycsb_workload::read;
   std::size_t ops_per_txn = 10;
   std::size_t scan_length = 10;
@@ -67,6 +70,8 @@ struct ycsb_options {
 
 void validate(const ycsb_options& o);
 std::size_t estimated_bytes(const ycsb_options& o);
+// The usertable's inline_value_bytes: the value size, if inline_values and it fits.
+std::size_t inline_value_bytes(const ycsb_options& o);
 // Loads the table and runs every (threads, batch, mode) `repeat` times, the
 // configurations taking turns. `each` gets a line as each repetition ends
 // ("run_type":"repetition") and then one per configuration

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <sstream>
 #include <system_error>
@@ -64,7 +65,9 @@ std::string excerpt(const std::string& text) {
   return line;
 }
 
-// "<id> integer|bytes <name>" per line; the name runs to the end of the line.
+// "<id> <keys> <name>" per line, the keys "integer" or "bytes", followed by
+// "/<inline value bytes>" where those are not 0; the name runs to the end of
+// the line.
 std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string& text) {
   std::vector<catalog_entry> out;
   if (!text.empty() && text.back() != '\n') refuse(dir, fmt::format("{} ends in the middle of a line", catalog_file));
@@ -74,9 +77,19 @@ std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string&
     std::istringstream fields(line);
     catalog_entry e{};
     std::string kind;
-    if (!(fields >> e.id >> kind) || (kind != "integer" && kind != "bytes") || fields.get() != ' ') {
+    if (!(fields >> e.id >> kind) || fields.get() != ' ')
       refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
+    if (const auto slash = kind.find('/'); slash != std::string::npos) {
+      const std::string bytes = kind.substr(slash + 1);
+      kind.resize(slash);
+      const auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), e.inline_value_bytes);
+      // The table checks the upper bound.
+      if (ec != std::errc{} || end != bytes.data() + bytes.size() || e.inline_value_bytes == 0) {
+        refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
+      }
     }
+    if (kind != "integer" && kind != "bytes")
+      refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
     e.byte_keys = kind == "bytes";
     std::getline(fields, e.name);
     if (e.name.empty() || e.id != out.size()) refuse(dir, fmt::format("{} line {} is damaged", catalog_file, n));
@@ -165,9 +178,14 @@ void data_directory::add_table(const catalog_entry& entry) {
   if (entry.id != catalog_.size() || entry.name.empty() || entry.name.find('\n') != std::string::npos) {
     throw std::invalid_argument("a catalog entry takes the next id and a one-line name");
   }
+  const auto line = [](const catalog_entry& e) {
+    return fmt::format("{} {}{} {}\n", e.id, e.byte_keys ? "bytes" : "integer",
+                       e.inline_value_bytes == 0 ? std::string() : fmt::format("/{}", e.inline_value_bytes),
+                       e.name);
+  };
   std::string text;
-  for (const catalog_entry& e : catalog_) text += fmt::format("{} {} {}\n", e.id, e.byte_keys ? "bytes" : "integer", e.name);
-  text += fmt::format("{} {} {}\n", entry.id, entry.byte_keys ? "bytes" : "integer", entry.name);
+  for (const catalog_entry& e : catalog_) text += line(e);
+  text += line(entry);
   replace_file(path_, catalog_file, text);
   catalog_.push_back(entry);
 }

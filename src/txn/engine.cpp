@@ -52,25 +52,34 @@ std::unique_ptr<engine> engine::open(const fs::path& directory, engine_options o
   return e;
 }
 
-table& engine::add_table(std::string name, key_kind keys, std::size_t expected_records) {
+table& engine::add_table(std::string name, key_kind keys, std::size_t expected_records,
+                         std::size_t inline_value_bytes) {
   for (const auto& t : tables_) {
     if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
   }
   const auto id = static_cast<std::uint32_t>(tables_.size());
-  tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records, id, directory_ != nullptr));
+  tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records, id,
+                                            directory_ != nullptr, inline_value_bytes));
   return *tables_.back();
 }
 
-table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records) {
+table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records,
+                            std::size_t inline_value_bytes) {
   std::lock_guard<std::mutex> g(tables_mutex_);
   if (directory_ != nullptr) {
     for (const auto& t : tables_) {
       if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
     }
+    if (inline_value_bytes > table::max_inline_value_bytes) {
+      throw std::invalid_argument("table '" + name + "': inline values of at most " +
+                                  std::to_string(table::max_inline_value_bytes) + " bytes, not " +
+                                  std::to_string(inline_value_bytes));
+    }
     // In the catalog before any log record can name it.
-    directory_->add_table({static_cast<std::uint32_t>(tables_.size()), name, keys == key_kind::bytes});
+    directory_->add_table({static_cast<std::uint32_t>(tables_.size()), name, keys == key_kind::bytes,
+                           static_cast<std::uint32_t>(inline_value_bytes)});
   }
-  return add_table(std::move(name), keys, expected_records);
+  return add_table(std::move(name), keys, expected_records, inline_value_bytes);
 }
 
 table* engine::find_table(std::string_view name) {

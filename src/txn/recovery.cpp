@@ -62,11 +62,17 @@ void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, b
   if (head != nullptr) version::destroy(head);
 }
 
-// A new record whose one version is `v`.
+// A new record whose one version is `v` (taken: moved into the record's
+// slot if its value fits there).
 template <class Key>
 oid_t add_record(table& t, const Key& key, version* v) {
   const oid_t oid = t.allocate_oid();
   t.remember_key(oid, key);
+  if (t.fits_in_slot(v->size)) {
+    version* in_slot = t.make_first(oid, v->stamp.load(std::memory_order_relaxed), v->value(), v->tombstone);
+    version::destroy(v);
+    v = in_slot;
+  }
   t.head(oid).store(v, std::memory_order_release);
   return oid;
 }
@@ -482,7 +488,7 @@ void engine::recover(const engine_options& options) {
       throw durability::data_directory_error(fmt::format(
           "{}: the catalog's table '{}' has id {}, expected {}", dir.string(), c.name, c.id, tables_.size()));
     }
-    add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0);
+    add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0, c.inline_value_bytes);
   }
   // Reads only tables_, which no longer changes, and the tables' names and kinds.
   const auto table_of = [&](std::uint32_t id) -> table& {

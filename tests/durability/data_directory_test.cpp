@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -119,15 +120,25 @@ TEST(data_directory, the_catalog_survives_reopening_and_damage_is_reported) {
     data_directory d(t.path);
     d.add_table({0, "usertable", false});
     d.add_table({1, "names with spaces", true});
+    d.add_table({2, "inline", false, 16});
     EXPECT_THROW(d.add_table({5, "gap", false}), std::invalid_argument);
   }
   {
     data_directory d(t.path);
-    ASSERT_EQ(d.catalog().size(), 2u);
+    ASSERT_EQ(d.catalog().size(), 3u);
+    EXPECT_EQ(d.catalog()[0], (catalog_entry{0, "usertable", false}));
     EXPECT_EQ(d.catalog()[1], (catalog_entry{1, "names with spaces", true}));
+    EXPECT_EQ(d.catalog()[2], (catalog_entry{2, "inline", false, 16}));
   }
-  std::ofstream(t.path / "CATALOG", std::ios::app) << "7 sideways x\n";
-  EXPECT_NE(message_of(t.path).find("CATALOG line 3 is damaged"), std::string::npos);
+  const std::string good = [&] {
+    std::ifstream in(t.path / "CATALOG");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  for (const char* bad :
+       {"3 sideways x\n", "3 integer/0 x\n", "3 integer/ x\n", "3 integer/8x x\n", "3 bytes/-1 x\n"}) {
+    std::ofstream(t.path / "CATALOG", std::ios::trunc) << good << bad;
+    EXPECT_NE(message_of(t.path).find("CATALOG line 4 is damaged"), std::string::npos) << bad;
+  }
 }
 
 }  // namespace

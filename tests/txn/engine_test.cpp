@@ -46,12 +46,14 @@ const auto both_levels = ::testing::Values(isolation::snapshot, isolation::seria
 INSTANTIATE_TEST_SUITE_P(levels, transactions, both_levels, level_name);
 
 // Random transactions, committed or aborted, against a map of what each
-// should see; keys made by key_of(0..299).
+// should see; keys made by key_of(0..299). Values are 2 to 4 bytes: with
+// inline_bytes 3, some records' first versions are made in their slots and
+// some in the pool.
 template <class KeyOf>
-void match_a_map(isolation level, key_kind kind, KeyOf key_of) {
+void match_a_map(isolation level, key_kind kind, KeyOf key_of, std::size_t inline_bytes = 0) {
   using key_type = decltype(key_of(0));
   engine db(level);
-  table& tab = db.create_table("t", kind);
+  table& tab = db.create_table("t", kind, 0, inline_bytes);
   std::map<key_type, std::string> oracle;
   std::mt19937_64 rng(21);
   for (int round = 0; round < 2000; ++round) {
@@ -129,13 +131,48 @@ TEST_P(transactions, match_a_map_through_random_commits_and_aborts) {
   match_a_map(GetParam(), key_kind::integer, [](std::uint64_t n) { return n; });
 }
 
+// Keys of 0 to 47 bytes, many sharing prefixes or being prefixes of others.
+std::string byte_string_key(std::uint64_t n) {
+  std::string k(n % 48, 'k');
+  if (!k.empty()) k.back() = static_cast<char>('a' + n / 48);
+  return k;
+}
+
 TEST_P(transactions, match_a_map_with_byte_string_keys) {
-  // Keys of 0 to 47 bytes, many sharing prefixes or being prefixes of others.
-  match_a_map(GetParam(), key_kind::bytes, [](std::uint64_t n) {
-    std::string k(n % 48, 'k');
-    if (!k.empty()) k.back() = static_cast<char>('a' + n / 48);
-    return k;
-  });
+  match_a_map(GetParam(), key_kind::bytes, byte_string_key);
+}
+
+TEST_P(transactions, match_a_map_with_first_versions_in_slots) {
+  match_a_map(
+      GetParam(), key_kind::integer, [](std::uint64_t n) { return n; }, 3);
+  match_a_map(GetParam(), key_kind::bytes, byte_string_key, 3);
+}
+
+TEST(tables, slots_that_hold_versions_are_whole_lines_and_bounded) {
+  engine db;
+  const table& pointers = db.create_table("pointers");
+  EXPECT_EQ(pointers.slot_bytes(), sizeof(version*));
+  EXPECT_EQ(pointers.capacity(), table::max_records);
+  const table& small = db.create_table("small", key_kind::integer, 0, 8);
+  EXPECT_EQ(small.slot_bytes(), 64u);
+  EXPECT_EQ(small.capacity(), table::max_records);
+  const table& wide = db.create_table("wide", key_kind::integer, 0, table::max_inline_value_bytes);
+  EXPECT_EQ(wide.slot_bytes(), 1024u);
+  EXPECT_EQ(wide.capacity(), std::size_t{1} << 30);
+  EXPECT_THROW(db.create_table("too_wide", key_kind::integer, 0, table::max_inline_value_bytes + 1),
+               std::invalid_argument);
+  // A value too long for the slot goes to the pool; either reads back.
+  table& t = db.create_table("t", key_kind::integer, 0, 8);
+  transaction w = db.begin();
+  ASSERT_EQ(sync_wait(w.insert<P>(t, 1, "12345678")), status::ok);
+  ASSERT_EQ(sync_wait(w.insert<P>(t, 2, "123456789")), status::ok);
+  ASSERT_EQ(w.commit(), commit_status::committed);
+  EXPECT_TRUE(t.in_slot(0, t.head(0).load()));
+  EXPECT_FALSE(t.in_slot(1, t.head(1).load()));
+  transaction r = db.begin();
+  EXPECT_EQ(get(r, t, 1), "12345678");
+  EXPECT_EQ(get(r, t, 2), "123456789");
+  EXPECT_EQ(sync_wait(r.get<sequential_policy>(t, 1)), std::optional<std::string_view>("12345678"));
 }
 
 TEST(transactions, refuse_keys_of_the_other_kind) {
@@ -839,7 +876,9 @@ TEST_P(transactions, bank_total_holds_with_more_threads_than_cores) {
   constexpr std::int64_t start = 1000;
   const std::uint64_t accounts_count = hot + own * threads;
   engine db(GetParam());
-  table& accounts = db.create_table("accounts");
+  // The balances' first versions in their slots (the other bank tests keep
+  // them in the pool).
+  table& accounts = db.create_table("accounts", key_kind::integer, 0, sizeof(std::int64_t));
   {
     transaction t = db.begin();
     for (std::uint64_t a = 0; a < accounts_count; ++a) {

@@ -29,6 +29,7 @@ struct catalog_entry {
   std::uint32_t id;
   std::string name;
   bool byte_keys;  // else 8-byte integer keys
+  std::uint32_t inline_value_bytes = 0;  // table::inline_value_bytes()
   bool operator==(const catalog_entry&) const = default;
 };
 

@@ -85,9 +85,16 @@ class engine {
   static std::unique_ptr<engine> open(const std::filesystem::path& directory, engine_options options = {});
 
   // A table that grows as records arrive; `expected_records` only readies
-  // that many slots up front. Throws std::invalid_argument if the name is
-  // taken. A durable engine records it in the catalog first.
-  table& create_table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0);
+  // that many slots up front. With `inline_value_bytes` > 0 a record whose
+  // first value is at most that long keeps that version in its slot, which
+  // saves a read a miss until the record is overwritten and costs each slot
+  // 48 bytes plus that many, rounded up to 64 (table.hpp); for tables of
+  // short values written once and read often. Throws std::invalid_argument
+  // if the name is taken or inline_value_bytes exceeds
+  // table::max_inline_value_bytes. A durable engine records it in the
+  // catalog first.
+  table& create_table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0,
+                      std::size_t inline_value_bytes = 0);
   // The table of that name, or null.
   table* find_table(std::string_view name);
   std::vector<table*> tables();
@@ -147,7 +154,8 @@ class engine {
   friend class transaction;
   engine(isolation level, const std::filesystem::path& directory, bool read_only);
   void recover(const engine_options& options);
-  table& add_table(std::string name, key_kind keys, std::size_t expected_records);
+  table& add_table(std::string name, key_kind keys, std::size_t expected_records,
+                   std::size_t inline_value_bytes);
   void checkpointer(std::chrono::milliseconds every);
   // This thread's buffer in the log.
   durability::redo_log::buffer& log_buffer();
@@ -175,8 +183,10 @@ class engine {
     return next++;
   }
   std::mutex tables_mutex_;
+  std::vector<std::unique_ptr<table>> tables_;
+  // Declared after the tables, so destroyed before them: the versions it
+  // has yet to free may live in the tables' slots.
   epoch_manager epochs_;
-  std::vector<std::unique_ptr<table>> tables_;  // retired versions are in no chain: any order of freeing
 
   // Durable engines: the directory (and its lock), the log, the checkpoints.
   std::unique_ptr<durability::data_directory> directory_;

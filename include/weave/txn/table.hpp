@@ -6,8 +6,14 @@
 //
 // A table's keys are 8-byte unsigned integers or byte strings of up to 47
 // bytes, chosen when it is created. It grows as records arrive, up to
-// max_records: the indirection array is reserved whole and made usable a
+// capacity(): the indirection array is reserved whole and made usable a
 // chunk at a time, so a slot never moves and readers take no lock.
+//
+// A slot is the head pointer alone (8 bytes), or, for a table created with
+// inline_value_bytes > 0, a line or more that also holds the record's first
+// version when its value is that short. Reading a record then costs one miss
+// (slot and version together) until the record is first overwritten, where
+// an 8-byte slot costs two, the second waiting for the first.
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -36,22 +43,33 @@ enum class key_kind { integer, bytes };
 
 class table {
  public:
-  // The most records a table holds: 32 GiB of address space for the
-  // indirection array, of which only what is used is backed.
+  // The most records a table holds: 2^32, or as many slots as 2^40 bytes of
+  // address space take (2^30 of the widest). Only what is used is backed.
   static constexpr std::size_t max_records = std::size_t{1} << 32;
+  // The longest value a slot can hold (slots of 1 KiB).
+  static constexpr std::size_t max_inline_value_bytes = 1024 - sizeof(version*) - sizeof(version);
 
   // `expected_records` only makes that many slots usable up front. A table
   // of a durable engine has an id (its number in the catalog) and keeps each
-  // record's key, which its log records name.
+  // record's key, which its log records name. Throws std::invalid_argument
+  // for inline_value_bytes above max_inline_value_bytes.
   explicit table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0,
-                 std::uint32_t id = 0, bool keeps_keys = false)
-      : name_(std::move(name)), keys_(keys), id_(id) {
-    if (expected_records > 0) heads_.grow_to(std::min(expected_records, max_records));
+                 std::uint32_t id = 0, bool keeps_keys = false, std::size_t inline_value_bytes = 0)
+      : name_(std::move(name)),
+        keys_(keys),
+        id_(id),
+        inline_value_bytes_(checked_inline_bytes(name_, inline_value_bytes)),
+        slot_bytes_(inline_value_bytes_ == 0
+                        ? sizeof(version*)
+                        : (sizeof(version*) + sizeof(version) + inline_value_bytes_ + 63) / 64 * 64),
+        capacity_(std::min(max_records, (std::size_t{1} << 40) / slot_bytes_)),
+        slots_(capacity_ * slot_bytes_) {
+    if (expected_records > 0) slots_.grow_to(std::min(expected_records, capacity_) * slot_bytes_);
     if (keeps_keys) {
       if (keys == key_kind::integer) {
-        integer_keys_ = std::make_unique<growing_buffer<std::uint64_t>>(max_records);
+        integer_keys_ = std::make_unique<growing_buffer<std::uint64_t>>(capacity_);
       } else {
-        byte_keys_ = std::make_unique<growing_buffer<byte_key>>(max_records);
+        byte_keys_ = std::make_unique<growing_buffer<byte_key>>(capacity_);
       }
     }
   }
@@ -59,13 +77,20 @@ class table {
   table& operator=(const table&) = delete;
   ~table() {
     for (std::size_t i = 0, n = records(); i < n; ++i) {
-      version::destroy_chain(heads_[i]);
+      version::destroy_chain(*slot(i));
     }
     for (version* v : retired_) version::destroy(v);
   }
 
   const std::string& name() const noexcept { return name_; }
   std::uint32_t id() const noexcept { return id_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::size_t inline_value_bytes() const noexcept { return inline_value_bytes_; }
+  // Whether a first version with a value of `bytes` is made in its slot
+  // (never in slots of a head pointer alone, even with no value).
+  bool fits_in_slot(std::size_t bytes) const noexcept {
+    return inline_value_bytes_ > 0 && bytes <= inline_value_bytes_;
+  }
   bool keeps_keys() const noexcept { return integer_keys_ != nullptr || byte_keys_ != nullptr; }
   // Records the key of a new slot (durable engines), before the slot can be found.
   void remember_key(oid_t oid, std::uint64_t key) {
@@ -102,12 +127,14 @@ class table {
   // Slots handed out: records, and keys whose insert aborted (a key keeps its
   // slot for its next insert).
   std::size_t records() const noexcept {
-    return std::min<std::size_t>(next_oid_.load(std::memory_order_relaxed), heads_.size());
+    return std::min<std::size_t>(next_oid_.load(std::memory_order_relaxed), slots_.size() / slot_bytes_);
   }
   // Whether the records' slots and newest versions likely stay cached, so
-  // reading them is not worth a suspension (about 64 bytes a record).
+  // reading them is not worth a suspension (about 64 bytes a record, or the
+  // slot's bytes where it holds the version).
   bool cached() const noexcept {
-    return machine::fits_in_cache(next_oid_.load(std::memory_order_relaxed) * 64);
+    return machine::fits_in_cache(next_oid_.load(std::memory_order_relaxed) *
+                                  std::max<std::size_t>(64, slot_bytes_));
   }
   // Whether the records and the index all stay cached: then no operation on
   // the table suspends, and interleaving transactions over it only costs.
@@ -145,16 +172,31 @@ class table {
   }
 
   // The newest version of a record (atomically: writers swap it with CAS).
-  std::atomic_ref<version*> head(oid_t oid) const noexcept { return std::atomic_ref<version*>(heads_[oid]); }
-  // Its address, to prefetch.
-  const void* head_address(oid_t oid) const noexcept { return &heads_[oid]; }
+  std::atomic_ref<version*> head(oid_t oid) const noexcept { return std::atomic_ref<version*>(*slot(oid)); }
+  // Its address, to prefetch, and the bytes of its slot from there.
+  const void* head_address(oid_t oid) const noexcept { return slot(oid); }
+  std::size_t slot_bytes() const noexcept { return slot_bytes_; }
+  // Whether `v` is the version made in record `oid`'s slot (it came into
+  // the cache with the slot).
+  bool in_slot(oid_t oid, const version* v) const noexcept {
+    return reinterpret_cast<const std::byte*>(v) ==
+           reinterpret_cast<const std::byte*>(slot(oid)) + sizeof(version*);
+  }
 
   // A slot for a new record, its head null. Throws std::length_error past
-  // max_records.
+  // capacity().
   oid_t allocate_oid() {
     const oid_t oid = next_oid_.fetch_add(1, std::memory_order_relaxed);
-    if (oid >= heads_.size()) grow(oid);
+    if (oid >= capacity_ || (oid + 1) * slot_bytes_ > slots_.size()) grow(oid);
     return oid;
+  }
+  // The first version of record `oid`, whose slot allocate_oid() has just
+  // handed out: made in the slot if the value fits there, else from the
+  // version pool. The caller publishes it as the head.
+  version* make_first(oid_t oid, std::uint64_t stamp, std::string_view value, bool tombstone) {
+    if (!fits_in_slot(value.size())) return version::make(stamp, nullptr, value, tombstone);
+    return version::make_at(reinterpret_cast<std::byte*>(slot(oid)) + sizeof(version*), true, stamp, nullptr,
+                            value, tombstone);
   }
 
   // A version taken out of a chain (by an abort) while readers may still
@@ -169,11 +211,22 @@ class table {
   [[gnu::cold, gnu::noinline]] void grow(oid_t oid) {
     // A failed allocation leaves the counter past the usable slots: records()
     // and the destructor stop at the usable ones.
-    if (oid >= max_records) {
-      throw std::length_error("table '" + name_ + "' holds the most records it can (" + std::to_string(max_records) +
-                              ")");
+    if (oid >= capacity_) {
+      throw std::length_error("table '" + name_ + "' holds the most records it can (" +
+                              std::to_string(capacity_) + ")");
     }
-    heads_.grow_to(oid + 1);
+    slots_.grow_to((oid + 1) * slot_bytes_);
+  }
+  static std::size_t checked_inline_bytes(const std::string& name, std::size_t bytes) {
+    if (bytes > max_inline_value_bytes) {
+      throw std::invalid_argument("table '" + name + "': inline values of at most " +
+                                  std::to_string(max_inline_value_bytes) + " bytes, not " +
+                                  std::to_string(bytes));
+    }
+    return bytes;
+  }
+  version** slot(oid_t oid) const noexcept {
+    return reinterpret_cast<version**>(&slots_[static_cast<std::size_t>(oid) * slot_bytes_]);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void wrong_key_kind() const {
     throw std::invalid_argument("table '" + name_ + "' has " +
@@ -183,9 +236,12 @@ class table {
   std::string name_;
   key_kind keys_;
   std::uint32_t id_;
+  std::size_t inline_value_bytes_;
+  std::size_t slot_bytes_;  // a head pointer, or whole lines with room for a version
+  std::size_t capacity_;
   std::unique_ptr<growing_buffer<std::uint64_t>> integer_keys_;  // durable engines: by oid
   std::unique_ptr<growing_buffer<byte_key>> byte_keys_;
-  mutable growing_buffer<version*> heads_{max_records};  // zero-filled: no version yet
+  mutable growing_buffer<std::byte> slots_;  // zero-filled: no version yet
   std::atomic<oid_t> next_oid_{0};
   std::atomic<std::uint32_t> usual_value_bytes_{0};
   olc_btree index_;

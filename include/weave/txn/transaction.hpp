@@ -295,7 +295,9 @@ class transaction {
         case at::slot:
           at_ = at::chain;
           v_ = t_->head(oid_).load(std::memory_order_acquire);
-          return ask_for(v_);
+          // A version made in the slot came into the cache with it.
+          if (v_ == nullptr || !t_->in_slot(oid_, v_)) return ask_for(v_);
+          [[fallthrough]];
         case at::chain:
           if (v_ == nullptr || tx.sees(v_->stamp.load(std::memory_order_acquire))) {
             tx.note_read(v_, bottom_);
@@ -309,11 +311,12 @@ class transaction {
       return nullptr;
     }
     const version* found() const noexcept { return v_; }
-    // The bytes to prefetch at what step() returned: the slot, or a version
-    // with a value of the table's usual size (all of a wide row's lines at
-    // once, not one miss after another as it is copied).
+    // The bytes to prefetch at what step() returned: the slot (with the
+    // version it may hold), or a version with a value of the table's usual
+    // size (all of a wide row's lines at once, not one miss after another
+    // as it is copied).
     std::size_t bytes() const noexcept {
-      return at_ == at::slot ? sizeof(version*) : sizeof(version) + t_->usual_value_bytes();
+      return at_ == at::slot ? t_->slot_bytes() : sizeof(version) + t_->usual_value_bytes();
     }
 
    private:
@@ -372,15 +375,16 @@ class transaction {
   template <execution_policy Policy, class Key>
   task<status> insert_in(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
     if (state_ != state::active) co_return status::conflict;
-    version* v = version::make(pending | id_, nullptr, value, false);
     t.note_value_bytes(value.size());
     // A slot only for a key that is absent, filled before the key can be found.
     oid_t fresh = 0;
+    version* v = nullptr;
     const auto done = index.insert_if_absent(
         key,
         [&] {
           fresh = t.allocate_oid();
           if (t.keeps_keys()) t.remember_key(fresh, key);
+          v = t.make_first(fresh, pending | id_, value, false);
           t.head(fresh).store(v, std::memory_order_release);
           return fresh;
         },
@@ -394,7 +398,6 @@ class transaction {
     }
     // The key has a slot already: the insert becomes a write on its record
     // if that is deleted (or was never committed).
-    version::destroy(v);  // never published
     const version* current = co_await visible<Policy>(t, done.value);
     if (current != nullptr && !current->tombstone) co_return status::duplicate;
     co_await prefetch<Policy>(t.head_address(done.value), sizeof(version*), !t.cached());

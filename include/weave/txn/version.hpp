@@ -43,21 +43,31 @@ struct version {
   // Held by a serializable committer while it reads and updates the stamps
   // above (in the padding: the version stays 40 bytes).
   mutable std::atomic<bool> latch;
+  // Made in its record's slot (table.hpp), not taken from the pool: its
+  // memory goes with the table's.
+  bool in_slot;
 
   std::string_view value() const noexcept { return {reinterpret_cast<const char*>(this + 1), size}; }
 
   // A version with room for `bytes` of value behind it.
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
-    void* raw = version_pool::allocate(sizeof(version) + value.size());
-    auto* v = new (raw)
-        version{{stamp}, {older}, {0}, {no_successor}, static_cast<std::uint32_t>(value.size()), tombstone, {false}};
+    return make_at(version_pool::allocate(sizeof(version) + value.size()), false, stamp, older, value,
+                   tombstone);
+  }
+  // The same in `place`, which has room for the value behind the version.
+  static version* make_at(void* place, bool in_slot, std::uint64_t stamp, version* older,
+                          std::string_view value, bool tombstone) noexcept {
+    auto* v = new (place)
+        version{{stamp},   {older}, {0},    {no_successor}, static_cast<std::uint32_t>(value.size()),
+                tombstone, {false}, in_slot};
     if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
     return v;
   }
   static void destroy(version* v) noexcept {
     const std::size_t bytes = sizeof(version) + v->size;
+    const bool pooled = !v->in_slot;
     v->~version();
-    version_pool::deallocate(v, bytes);
+    if (pooled) version_pool::deallocate(v, bytes);
   }
   // Frees a whole chain (once nobody can reach it).
   static void destroy_chain(version* v) noexcept {
