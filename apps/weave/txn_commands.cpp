@@ -69,8 +69,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--value-bytes", y->value_bytes, "value size")->capture_default_str();
   cmd->add_option(
          "--inline-values", y->inline_values,
-         "on: each record keeps its loaded version in its indirection slot (one miss less a read until "
-         "it is overwritten; values up to 968 bytes); off: slots hold a pointer only")
+         fmt::format("on: each record keeps its loaded version in its indirection slot (one miss less a read "
+                     "until it is overwritten; values up to {} bytes); off: slots hold a pointer only",
+                     txn::table::max_inline_value_bytes))
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   cmd->add_option("--workload", y->workload, "read | update | rmw | mixed | scan")->capture_default_str();

@@ -46,19 +46,25 @@ using durability::logged_transaction;
 
 // Makes `value`, committed at `stamp`, record `oid`'s version, unless the
 // record has a later one already (the log is not in commit order). Recovery
-// runs alone and keeps one version per record, so a value of the same size
-// overwrites the current version's bytes: no allocation (a log of updates
-// is mostly that).
+// runs alone and keeps one version per record, so a value overwrites the
+// current version's bytes where they have room (the same size, or a version
+// in the slot and a value that fits there): no allocation (a log of updates
+// is mostly that). For the same reason a slot whose version is not the head
+// is free, and takes a value that fits.
 void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, bool tombstone) {
   version* head = t.head(oid).load(std::memory_order_relaxed);
   if (head != nullptr && head->stamp.load(std::memory_order_relaxed) > stamp) return;
-  if (head != nullptr && head->size == value.size()) {
+  const bool head_in_slot = head != nullptr && t.in_slot(oid, head);
+  if (head != nullptr && (head->size == value.size() || (head_in_slot && t.fits_in_slot(value.size())))) {
     head->stamp.store(stamp, std::memory_order_relaxed);
     head->tombstone = tombstone;
+    head->size = static_cast<std::uint32_t>(value.size());
     if (!value.empty()) std::memcpy(reinterpret_cast<char*>(head + 1), value.data(), value.size());
     return;
   }
-  t.head(oid).store(version::make(stamp, nullptr, value, tombstone), std::memory_order_relaxed);
+  version* v = head_in_slot ? version::make(stamp, nullptr, value, tombstone)
+                            : t.make_first(oid, stamp, value, tombstone);  // in the slot if it fits
+  t.head(oid).store(v, std::memory_order_relaxed);
   if (head != nullptr) version::destroy(head);
 }
 
@@ -487,6 +493,11 @@ void engine::recover(const engine_options& options) {
     if (c.id != tables_.size()) {
       throw durability::data_directory_error(fmt::format(
           "{}: the catalog's table '{}' has id {}, expected {}", dir.string(), c.name, c.id, tables_.size()));
+    }
+    if (c.inline_value_bytes > table::max_inline_value_bytes) {
+      throw durability::data_directory_error(fmt::format(
+          "{}: the catalog's table '{}' keeps values of up to {} bytes in its slots, more than {}",
+          dir.string(), c.name, c.inline_value_bytes, table::max_inline_value_bytes));
     }
     add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0, c.inline_value_bytes);
   }

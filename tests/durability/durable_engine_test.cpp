@@ -314,6 +314,38 @@ TEST(durable_engine_files, recovery_at_scale_matches_an_oracle) {
   EXPECT_EQ(e->find_table("ordered")->inline_value_bytes(), 0u);
   EXPECT_EQ(e->find_table("scattered")->inline_value_bytes(), 16u);
   EXPECT_EQ(e->find_table("names")->inline_value_bytes(), 8u);
+  // Recovered records whose values fit are read from their slots, those
+  // from the checkpoint and those the log added or rewrote alike.
+  for (const char* name : {"scattered", "names"}) {
+    const table& t = *e->find_table(name);
+    std::size_t in_slots = 0, fitting = 0;
+    for (oid_t oid = 0; oid < t.records(); ++oid) {
+      const version* v = t.head(oid).load();
+      if (v == nullptr || !t.fits_in_slot(v->size)) continue;
+      ++fitting;
+      in_slots += t.in_slot(oid, v);
+    }
+    EXPECT_GT(fitting, 0u) << name;
+    EXPECT_EQ(in_slots, fitting) << name;
+  }
+}
+
+TEST(durable_engine_files, a_catalog_with_slots_too_wide_is_refused) {
+  temp_dir dir;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    e->create_table("slots", key_kind::integer, 0, 16);
+    EXPECT_THROW(e->create_table("wide", key_kind::integer, 0, table::max_inline_value_bytes + 1),
+                 std::invalid_argument);
+  }
+  std::ofstream(dir.path / "CATALOG", std::ios::trunc)
+      << "0 integer/" << table::max_inline_value_bytes + 1 << " slots\n";
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    ADD_FAILURE() << "opened";
+  } catch (const durability::data_directory_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'slots' keeps values of up to"), std::string::npos) << e.what();
+  }
 }
 
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {

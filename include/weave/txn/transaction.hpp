@@ -291,6 +291,8 @@ class transaction {
       switch (at_) {
         case at::start:
           at_ = at::slot;
+          if (prefetch_versions_ && bytes() > 64)
+            weave::detail::prefetch_lines(t_->head_address(oid_), bytes());
           return t_->head_address(oid_);
         case at::slot:
           at_ = at::chain;
@@ -316,7 +318,8 @@ class transaction {
     // size (all of a wide row's lines at once, not one miss after another
     // as it is copied).
     std::size_t bytes() const noexcept {
-      return at_ == at::slot ? t_->slot_bytes() : sizeof(version) + t_->usual_value_bytes();
+      const std::size_t v = sizeof(version) + t_->usual_value_bytes();
+      return at_ == at::slot ? std::min(t_->slot_bytes(), sizeof(version*) + v) : v;
     }
 
    private:
@@ -376,15 +379,18 @@ class transaction {
   task<status> insert_in(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
     if (state_ != state::active) co_return status::conflict;
     t.note_value_bytes(value.size());
+    // A version made in the pool, made before the leaf is locked; one made
+    // in the slot, once the slot is known (a copy of a short value).
+    const bool in_slot = t.fits_in_slot(value.size());
+    version* v = in_slot ? nullptr : version::make(pending | id_, nullptr, value, false);
     // A slot only for a key that is absent, filled before the key can be found.
     oid_t fresh = 0;
-    version* v = nullptr;
     const auto done = index.insert_if_absent(
         key,
         [&] {
           fresh = t.allocate_oid();
           if (t.keeps_keys()) t.remember_key(fresh, key);
-          v = t.make_first(fresh, pending | id_, value, false);
+          if (in_slot) v = t.make_first(fresh, pending | id_, value, false);
           t.head(fresh).store(v, std::memory_order_release);
           return fresh;
         },
@@ -398,6 +404,7 @@ class transaction {
     }
     // The key has a slot already: the insert becomes a write on its record
     // if that is deleted (or was never committed).
+    if (!in_slot) version::destroy(v);  // never published
     const version* current = co_await visible<Policy>(t, done.value);
     if (current != nullptr && !current->tombstone) co_return status::duplicate;
     co_await prefetch<Policy>(t.head_address(done.value), sizeof(version*), !t.cached());
