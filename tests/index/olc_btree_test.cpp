@@ -83,6 +83,34 @@ TEST(olc_btree, matches_a_map_through_inserts_overwrites_and_removes) {
   }
 }
 
+// Keys inserted in increasing order leave full nodes behind, not half-full
+// ones; inserts in any order after them still match a map.
+TEST(olc_btree, increasing_inserts_leave_full_nodes) {
+  constexpr std::uint64_t n = 100000;
+  const std::size_t full_leaves = n / (olc_btree::leaf_keys - 1) + 1;
+  olc_btree increasing, shuffled;
+  std::map<std::uint64_t, std::uint64_t> oracle;
+  std::vector<std::uint64_t> keys(n);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    increasing.insert(2 * k, k);
+    oracle[2 * k] = k;
+    keys[k] = 2 * k;
+  }
+  std::mt19937_64 rng(5);
+  std::shuffle(keys.begin(), keys.end(), rng);
+  for (std::uint64_t k : keys) shuffled.insert(k, k / 2);
+  // Full leaves and the inner nodes above them (a 28th more).
+  EXPECT_LE(increasing.bytes(), full_leaves * 106 / 100 * olc_btree::node_bytes);
+  EXPECT_GT(shuffled.bytes(),
+            full_leaves * 5 / 4 * olc_btree::node_bytes);  // the half splits the rule leaves alone
+  std::uniform_int_distribution<std::uint64_t> key(0, 2 * n + 50);
+  write_both(increasing, oracle, rng, key, n, 3);
+  std::vector<std::uint64_t> lookups(2000);
+  for (auto& k : lookups) k = key(rng);
+  expect_lookups_match(increasing, oracle, lookups);
+  EXPECT_EQ(scan_all<sequential_policy>(increasing, 0, 1000000), oracle_scan(oracle, 0, 1000000));
+}
+
 TEST(olc_btree, a_loaded_tree_matches_a_map_then_takes_inserts_and_removes) {
   std::mt19937_64 rng(13);
   for (std::size_t n : {0u, 1u, 28u, 29u, 30u, 28u * 29u, 28u * 29u + 1u, 30000u}) {

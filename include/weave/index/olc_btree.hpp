@@ -289,13 +289,24 @@ class basic_olc_btree {
   }
   static_assert(std::is_trivially_destructible_v<node>, "nodes go with their arena");
 
-  // Splits the full node `n` (write-locked) into itself and a new right
-  // sibling; returns the separator (the right half's smallest key) and it.
-  std::pair<Key, node*> split(node& n) {
+  // Where the full node `n` splits as `key` goes in: in half, or, when the
+  // key is past all keys of the tree's rightmost node at its level (keys
+  // arriving in increasing order, as a load's or an append's do), so that
+  // `n` keeps all but one key (a leaf) or two (an inner node): the nodes
+  // left behind stay full, not half full, and fewer levels miss the cache.
+  static unsigned split_point(const node& n, const Key& key, bool rightmost) noexcept {
+    const unsigned count = n.size();
+    if (rightmost && n.compare(count - 1, key) < 0) return n.leaf ? count - 1 : count - 2;
+    return count / 2;
+  }
+
+  // Splits the full node `n` (write-locked) into itself, keeping its first
+  // `keep` keys, and a new right sibling; returns the separator (the right
+  // part's smallest key) and it.
+  std::pair<Key, node*> split(node& n, unsigned keep) {
     node* right = make_node(n.leaf);
     const unsigned count = n.size();
     if (n.leaf) {
-      const unsigned keep = count / 2;
       for (unsigned i = keep; i < count; ++i) {
         right->move_key(i - keep, n, i);
         right->set_value(i - keep, n.value(i));
@@ -307,8 +318,7 @@ class basic_olc_btree {
       n.set_next(right);
       return {right->key(0), right};
     }
-    // Inner: the middle key moves up; its right children go to the sibling.
-    const unsigned keep = count / 2;
+    // Inner: key `keep` moves up; the children right of it go to the sibling.
     const Key up = n.key(keep);
     for (unsigned i = keep + 1; i < count; ++i) right->move_key(i - keep - 1, n, i);
     for (unsigned i = keep + 1; i <= count; ++i) {
@@ -347,6 +357,7 @@ class basic_olc_btree {
     if (!v || n != root()) return std::nullopt;  // see descent::step
     node* parent = nullptr;
     std::uint64_t parent_v = 0;
+    bool rightmost = true;  // n is the last child of each node above it
     for (;;) {
       if (n->full()) {
         // Split on the way down: lock the parent (or the root pointer's
@@ -360,7 +371,7 @@ class basic_olc_btree {
           write_unlock(*n);
           return std::nullopt;
         }
-        const auto [sep, right] = split(*n);
+        const auto [sep, right] = split(*n, split_point(*n, key, rightmost));
         const std::uint64_t right_version = right->version.load(std::memory_order_relaxed);
         if (parent != nullptr) {
           insert_child(*parent, parent->child_for(sep), sep, right);
@@ -379,7 +390,9 @@ class basic_olc_btree {
       }
       if (parent != nullptr && !validate(*parent, parent_v)) return std::nullopt;
       if (n->leaf) break;
-      node* c = n->child(n->child_for(key));
+      const unsigned pos = n->child_for(key);
+      node* c = n->child(pos);
+      rightmost = rightmost && pos == n->size();
       if (!validate(*n, *v) || c == nullptr) return std::nullopt;
       const auto cv = read_lock(*c);
       if (!cv) return std::nullopt;
