@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
       std::fprintf(stderr,
                    "weave: out of memory: address space is limited to %.1f GiB (ulimit -v), which may be why "
-                   "(each transactional table reserves 32 GiB to 1 TiB of it to grow into)\n",
+                   "(each transactional table reserves 32 GiB or more of it to grow into)\n",
                    static_cast<double>(limit.rlim_cur) / (1024.0 * 1024 * 1024));
     } else {
       std::fprintf(stderr, "weave: out of memory\n");

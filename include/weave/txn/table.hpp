@@ -43,8 +43,11 @@ enum class key_kind { integer, bytes };
 
 class table {
  public:
-  // The most records a table holds: 2^32, or as many slots as 2^40 bytes of
-  // address space take (2^30 of the widest). Only what is used is backed.
+  // The most records a table holds: 2^32, or as many slots as 32 GiB of
+  // address space take (2^29 of a line, 2^25 of the widest), the same
+  // reservation whatever the slots: a process with many tables (and a
+  // ThreadSanitizer build, which has less address space) must not run out.
+  // Only what is used is backed.
   static constexpr std::size_t max_records = std::size_t{1} << 32;
   // The longest value a slot can hold (slots of 1 KiB).
   static constexpr std::size_t max_inline_value_bytes = 1024 - sizeof(version*) - sizeof(version);
@@ -62,7 +65,7 @@ class table {
         slot_bytes_(inline_value_bytes_ == 0
                         ? sizeof(version*)
                         : (sizeof(version*) + sizeof(version) + inline_value_bytes_ + 63) / 64 * 64),
-        capacity_(std::min(max_records, (std::size_t{1} << 40) / slot_bytes_)),
+        capacity_(std::min(max_records, (std::size_t{1} << 35) / slot_bytes_)),
         slots_(capacity_ * slot_bytes_) {
     if (expected_records > 0) slots_.grow_to(std::min(expected_records, capacity_) * slot_bytes_);
     if (keeps_keys) {
