@@ -136,8 +136,8 @@ std::size_t estimated_bytes(const ycsb_options& o) {
   // or a slot with the version in it.
   const std::size_t entry = o.key_bytes == 8 ? 16 : byte_key::words * 8 + 8;
   const std::size_t inline_bytes = inline_value_bytes(o);
-  const std::size_t record = inline_bytes == 0 ? sizeof(txn::version) + o.value_bytes + 8
-                                               : (8 + sizeof(txn::version) + inline_bytes + 63) / 64 * 64;
+  const std::size_t record =
+      inline_bytes == 0 ? sizeof(txn::version) + o.value_bytes + 8 : txn::table::slot_bytes_for(inline_bytes);
   const std::size_t per_record = record + entry * 3 / 2 + 8;
   return saturating_mul(o.records, per_record);
 }

@@ -70,11 +70,7 @@ table& engine::create_table(std::string name, key_kind keys, std::size_t expecte
     for (const auto& t : tables_) {
       if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
     }
-    if (inline_value_bytes > table::max_inline_value_bytes) {
-      throw std::invalid_argument("table '" + name + "': inline values of at most " +
-                                  std::to_string(table::max_inline_value_bytes) + " bytes, not " +
-                                  std::to_string(inline_value_bytes));
-    }
+    table::checked_inline_bytes(name, inline_value_bytes);
     // In the catalog before any log record can name it.
     directory_->add_table({static_cast<std::uint32_t>(tables_.size()), name, keys == key_kind::bytes,
                            static_cast<std::uint32_t>(inline_value_bytes)});

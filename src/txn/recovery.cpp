@@ -68,26 +68,35 @@ void replace(table& t, oid_t oid, std::string_view value, std::uint64_t stamp, b
   if (head != nullptr) version::destroy(head);
 }
 
-// A new record whose one version is `v` (taken: moved into the record's
-// slot if its value fits there).
-template <class Key>
-oid_t add_record(table& t, const Key& key, version* v) {
+// A new record whose one version `first(oid)` makes.
+template <class Key, class First>
+oid_t add_record(table& t, const Key& key, First first) {
   const oid_t oid = t.allocate_oid();
   t.remember_key(oid, key);
-  if (t.fits_in_slot(v->size)) {
+  t.head(oid).store(first(oid), std::memory_order_release);
+  return oid;
+}
+
+// A new record whose one version is `v`, made before its record id was
+// known (taken: moved into the record's slot if its value fits there).
+template <class Key>
+oid_t add_record(table& t, const Key& key, version* v) {
+  return add_record(t, key, [&](oid_t oid) {
+    if (!t.fits_in_slot(v->size)) return v;
     version* in_slot = t.make_first(oid, v->stamp.load(std::memory_order_relaxed), v->value(), v->tombstone);
     version::destroy(v);
-    v = in_slot;
-  }
-  t.head(oid).store(v, std::memory_order_release);
-  return oid;
+    return in_slot;
+  });
 }
 
 // Puts a recovered record in place, adding its key if it is new.
 template <class Key>
 void restore(table& t, const Key& key, std::string_view value, std::uint64_t stamp, bool tombstone) {
   const auto done = t.index_of<Key>().insert_if_absent(
-      key, [&] { return add_record(t, key, version::make(stamp, nullptr, value, tombstone)); },
+      key,
+      [&] {
+        return add_record(t, key, [&](oid_t oid) { return t.make_first(oid, stamp, value, tombstone); });
+      },
       [](const auto&, std::uint64_t, std::uint64_t, const auto&, std::uint64_t) {});
   if (!done.inserted) replace(t, done.value, value, stamp, tombstone);
 }

@@ -62,9 +62,7 @@ class table {
         keys_(keys),
         id_(id),
         inline_value_bytes_(checked_inline_bytes(name_, inline_value_bytes)),
-        slot_bytes_(inline_value_bytes_ == 0
-                        ? sizeof(version*)
-                        : (sizeof(version*) + sizeof(version) + inline_value_bytes_ + 63) / 64 * 64),
+        slot_bytes_(slot_bytes_for(inline_value_bytes_)),
         capacity_(std::min(max_records, (std::size_t{1} << 35) / slot_bytes_)),
         slots_(capacity_ * slot_bytes_) {
     if (expected_records > 0) slots_.grow_to(std::min(expected_records, capacity_) * slot_bytes_);
@@ -76,6 +74,22 @@ class table {
       }
     }
   }
+  // A slot's bytes: a head pointer, or whole lines holding one beside a
+  // version with `inline_value_bytes` of value.
+  static constexpr std::size_t slot_bytes_for(std::size_t inline_value_bytes) noexcept {
+    return inline_value_bytes == 0 ? sizeof(version*)
+                                   : (sizeof(version*) + sizeof(version) + inline_value_bytes + 63) / 64 * 64;
+  }
+  // `bytes`, or std::invalid_argument naming the table if slots cannot hold it.
+  static std::size_t checked_inline_bytes(const std::string& name, std::size_t bytes) {
+    if (bytes > max_inline_value_bytes) {
+      throw std::invalid_argument("table '" + name + "': inline values of at most " +
+                                  std::to_string(max_inline_value_bytes) + " bytes, not " +
+                                  std::to_string(bytes));
+    }
+    return bytes;
+  }
+
   table(const table&) = delete;
   table& operator=(const table&) = delete;
   ~table() {
@@ -219,14 +233,6 @@ class table {
                               std::to_string(capacity_) + ")");
     }
     slots_.grow_to((oid + 1) * slot_bytes_);
-  }
-  static std::size_t checked_inline_bytes(const std::string& name, std::size_t bytes) {
-    if (bytes > max_inline_value_bytes) {
-      throw std::invalid_argument("table '" + name + "': inline values of at most " +
-                                  std::to_string(max_inline_value_bytes) + " bytes, not " +
-                                  std::to_string(bytes));
-    }
-    return bytes;
   }
   version** slot(oid_t oid) const noexcept {
     return reinterpret_cast<version**>(&slots_[static_cast<std::size_t>(oid) * slot_bytes_]);
