@@ -22,7 +22,9 @@ reserve=${RESERVE_MIB:-4000}
 # SIZES=large runs the issue's larger sizes instead (100 warehouses, 10^8
 # records, naive and coro only, both YCSB thread counts in one process), in
 # ROUNDS rounds (default 1): their loads take minutes. CONDITION_GIB=0 turns
-# the conditioner off.
+# the conditioner off. FIRST_ROUND=N numbers the rounds from N and appends
+# to the raw lines instead of replacing them (a second round, with the order
+# reversed, run later in another sitting).
 sizes=${SIZES:-small}
 out=${OUT:-docs/results/raw/issue18-ab}
 case $sizes in
@@ -34,8 +36,10 @@ case $sizes in
     records=100M ycsb_threads="1,2" ;;
   *) echo "SIZES must be small or large, not '$sizes'" >&2; exit 2 ;;
 esac
+first_round=${FIRST_ROUND:-1}
+[[ $first_round =~ ^[1-9][0-9]*$ ]] || { echo "FIRST_ROUND must be a positive integer, not '$first_round'" >&2; exit 2; }
 mkdir -p "$out"
-: > "$runs"
+if [ "$first_round" -eq 1 ]; then : > "$runs"; fi
 condition_gib=${CONDITION_GIB:-8}
 condition() {  # touches each 4 KiB page of condition_gib GiB (private, as weave's memory), then exits
   [ "$condition_gib" -gt 0 ] || return 0
@@ -56,7 +60,7 @@ one() {  # side, label, args...: one process, every line tagged with its side, l
 sides() {  # round: the order of the sides in it
   if [ $(($1 % 2)) -eq 1 ]; then echo old new new-reserve; else echo new-reserve new old; fi
 }
-for round in $(seq 1 "$rounds"); do
+for round in $(seq "$first_round" $((first_round + rounds - 1))); do
   for threads in 1 2; do
     for mode in $modes; do
       args=(bench tpcc --warehouses $warehouses --threads $threads --modes ${mode%-pipeline} --seconds 2 --repeat 3)
