@@ -37,7 +37,9 @@ case $sizes in
   *) echo "SIZES must be small or large, not '$sizes'" >&2; exit 2 ;;
 esac
 first_round=${FIRST_ROUND:-1}
-[[ $first_round =~ ^[1-9][0-9]*$ ]] || { echo "FIRST_ROUND must be a positive integer, not '$first_round'" >&2; exit 2; }
+# Bounded so that the arithmetic below cannot overflow (each round takes minutes).
+[[ $first_round =~ ^[1-9][0-9]{0,3}$ ]] || { echo "FIRST_ROUND must be 1..9999, not '$first_round'" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "ROUNDS must be 1..99, not '$rounds'" >&2; exit 2; }
 mkdir -p "$out"
 if [ "$first_round" -eq 1 ]; then : > "$runs"; fi
 condition_gib=${CONDITION_GIB:-8}
