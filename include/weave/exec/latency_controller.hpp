@@ -18,8 +18,9 @@
 //   p99 well under the target  grow by half (at least one), but not into
 //   (under 85% of it)          or past a group seen to exceed 85% of it
 //                              (its p99 scaled by the change in load since)
-//   the last growth ran        go back, and do not grow past that group for
-//   clearly slower             a while: more in flight is not always faster
+//   the last growth ran        go back to the fastest smaller group seen
+//   clearly slower than the    lately, and do not grow past it for a
+//   fastest smaller group      while: more in flight is not always faster
 //                              (contention, a full L1)
 //
 // Decisions go by a group's smoothed p99, so a window somewhat over the
