@@ -212,10 +212,10 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   // warehouse the first of three modes ran 1.2x faster than the same mode
   // run second), nor always last (a start one later per repeat left latency
   // targets listed after six batches at the end of all three repeats).
-  const std::size_t step = std::max<std::size_t>(1, (configs.size() + o.repeat - 1) / o.repeat);
   for (std::size_t r = 0; r < o.repeat; ++r) {
+    const std::size_t start = r * configs.size() / o.repeat;  // --repeat is at most 100
     for (std::size_t turn = 0; turn < configs.size(); ++turn) {
-      config& cfg = configs[(turn + r * step) % configs.size()];
+      config& cfg = configs[(start + turn) % configs.size()];
       if (o.verbose) {
         std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s ...        ", r + 1, o.repeat,
                      tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str());
