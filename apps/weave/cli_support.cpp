@@ -79,6 +79,20 @@ std::vector<std::size_t> parse_batches(const std::string& list) {
   return out;
 }
 
+std::vector<bench::scheduler_choice> parse_schedulers(const std::string& list) {
+  std::vector<bench::scheduler_choice> out;
+  for (const auto& item : split(list)) {
+    if (item == bench::scheduler_name(bench::scheduler_choice::batch)) {
+      out.push_back(bench::scheduler_choice::batch);
+    } else if (item == bench::scheduler_name(bench::scheduler_choice::pipeline)) {
+      out.push_back(bench::scheduler_choice::pipeline);
+    } else {
+      throw std::invalid_argument(fmt::format("'{}' is not a scheduler (batch or pipeline)", item));
+    }
+  }
+  return out;
+}
+
 std::vector<double> parse_latency_targets(const std::string& list) {
   std::vector<double> out;
   if (list.empty()) return out;
@@ -179,16 +193,28 @@ const CLI::Validator size_list_or_auto([](std::string& text) { return sizes(text
 const CLI::Validator size_list_or_rows([](std::string& text) { return sizes(text, true, {"rows"}); }, "",
                                        "sizes or rows");
 
-const CLI::Validator batch_list(
-    [](std::string& text) -> std::string {
-      try {
-        parse_batches(text);
-      } catch (const std::invalid_argument& e) {
-        return e.what();
-      }
-      return {};
-    },
-    "", "batch sizes or auto");
+namespace {
+
+// Checks a list while parsing, with the parser's own message, so that the
+// message names the option.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse, const char* description) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        try {
+          parse(text);
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "", description);
+}
+
+}  // namespace
+
+const CLI::Validator batch_list = parsed_by(parse_batches, "batch sizes or auto");
+const CLI::Validator scheduler_list = parsed_by(parse_schedulers, "batch,pipeline");
 
 CLI::Validator real_in(double lo, double hi) {
   return CLI::Validator(

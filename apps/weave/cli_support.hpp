@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/workload/scheduler_choice.hpp"
+
 namespace weave::cli {
 
 // "a,b,c" -> {"a","b","c"}; an empty item, or one given twice, is bad input.
@@ -21,6 +23,8 @@ std::vector<std::size_t> parse_sizes(const std::string& list);
 // Comma-separated batch sizes (1 and up), each of which may be the word
 // auto (bench::auto_batch: chosen at run time).
 std::vector<std::size_t> parse_batches(const std::string& list);
+// Comma-separated schedulers of the interleaved modes: batch, pipeline.
+std::vector<bench::scheduler_choice> parse_schedulers(const std::string& list);
 // Comma-separated latency targets in microseconds (their range is checked
 // by the benchmarks' validate()); none for an empty string.
 std::vector<double> parse_latency_targets(const std::string& list);
@@ -47,6 +51,8 @@ extern const CLI::Validator size_list_or_auto;
 extern const CLI::Validator size_list_or_rows;
 // Batch sizes as parse_batches takes them.
 extern const CLI::Validator batch_list;
+// Schedulers as parse_schedulers takes them.
+extern const CLI::Validator scheduler_list;
 // A real option's range, with a short message.
 CLI::Validator real_in(double lo, double hi);
 // When parsing failed on a word that names no command at its place ("weave

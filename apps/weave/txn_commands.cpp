@@ -35,6 +35,29 @@ void add_durability_options(CLI::App* cmd, bench::durability_choice& d) {
       ->capture_default_str();
 }
 
+// `--scheduler batch,pipeline` runs the interleaved modes under each in turn;
+// `--pipeline` is short for `--scheduler pipeline`.
+struct scheduler_cli {
+  bool pipeline = false;
+  std::string list = "batch";
+
+  std::vector<bench::scheduler_choice> chosen() const {
+    return pipeline ? std::vector{bench::scheduler_choice::pipeline} : parse_schedulers(list);
+  }
+};
+
+void add_scheduler_options(CLI::App* cmd, scheduler_cli& s) {
+  CLI::Option* flag = cmd->add_flag(
+      "--pipeline", s.pipeline,
+      "refill a finished transaction's slot at once instead of strict batches (--scheduler pipeline)");
+  cmd->add_option("--scheduler", s.list,
+                  "comma-separated schedulers of the interleaved modes, each run in turn on the same tables: "
+                  "batch (strict batches) | pipeline (a finished transaction's slot refilled at once)")
+      ->check(scheduler_list)
+      ->excludes(flag)
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_txn_commands(CLI::App& bench_app, command_table& commands) {
@@ -50,7 +73,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string threads = "1";
     std::string batches = "8";
     std::string latency_targets;
-    bool pipeline = false;
+    scheduler_cli schedulers;
     double seconds = 2;
     std::size_t repeat = 3;
     std::string modes = "naive,prefetch,multi-key,coro-nested,coro";
@@ -89,7 +112,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--latency-target-us", y->latency_targets,
                   "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                   "(or pipeline depth) chosen at run time to meet it");
-  cmd->add_flag("--pipeline", y->pipeline, "refill a finished transaction's slot at once instead of strict batches");
+  add_scheduler_options(cmd, y->schedulers);
   cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
   cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
@@ -116,7 +139,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.threads = parse_sizes(y->threads);
     o.batches = parse_batches(y->batches);
     o.latency_targets_us = parse_latency_targets(y->latency_targets);
-    o.pipeline = y->pipeline;
+    o.schedulers = y->schedulers.chosen();
     o.seconds = y->seconds;
     o.repeat = y->repeat;
     o.modes.clear();
@@ -142,7 +165,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string threads = "1";
     std::string batches = "8";
     std::string latency_targets;
-    bool pipeline = false;
+    scheduler_cli schedulers;
     double seconds = 2;
     std::size_t repeat = 3;
     std::string modes = "naive,prefetch,multi-key,coro-nested,coro,hybrid";
@@ -176,7 +199,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_option("--latency-target-us", c->latency_targets,
                        "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                        "(or pipeline depth) chosen at run time to meet it");
-  tpcc_cmd->add_flag("--pipeline", c->pipeline, "refill a finished transaction's slot at once");
+  add_scheduler_options(tpcc_cmd, c->schedulers);
   tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
   tpcc_cmd
       ->add_option("--repeat", c->repeat,
@@ -215,7 +238,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.threads = parse_sizes(c->threads);
     o.batches = parse_batches(c->batches);
     o.latency_targets_us = parse_latency_targets(c->latency_targets);
-    o.pipeline = c->pipeline;
+    o.schedulers = c->schedulers.chosen();
     o.seconds = c->seconds;
     o.repeat = c->repeat;
     o.modes.clear();

@@ -1,6 +1,6 @@
 # Plots throughput against p99 latency from the aggregate JSON lines of
 # `weave bench ycsb` or `weave bench tpcc`: the fixed batch sizes as a line
-# per mode and thread count, each point marked with its batch, the runs
+# per mode, scheduler and thread count, each point marked with its batch, the runs
 # with a latency target as stars marked with the target, with the target
 # itself drawn as a dotted line in the star's colour, and `--batch auto`
 # runs as diamonds marked with the mean batch they ran at.
@@ -17,7 +17,8 @@ rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 rows = [r for r in rows if r.get("run_type") == "aggregate" and "txn_per_s" in r]
 fixed, targets, autos = {}, {}, {}
 for r in rows:
-    name = f"{r['mode']}, {r['threads']} thread{'s' if r['threads'] != 1 else ''}"
+    pipeline = " (pipeline)" if r.get("scheduler") == "pipeline" else ""
+    name = f"{r['mode']}{pipeline}, {r['threads']} thread{'s' if r['threads'] != 1 else ''}"
     point = (r["latency_us"]["p99"], r["txn_per_s"])
     if "latency_target_us" in r:
         if "group_mean" not in r:  # no controller ran (a cached table runs in order)

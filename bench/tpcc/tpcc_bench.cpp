@@ -67,8 +67,11 @@ void validate(const tpcc_options& o) {
         fmt::format("--reserve-mib {} is above {}", o.reserve_bytes >> 20, max_reserve_mib));
   }
   for (double t : o.latency_targets_us) check_latency_target(t);
-  if (o.pipeline && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
-    throw std::invalid_argument("--pipeline needs an interleaved mode (coro, coro-nested or hybrid)");
+  check_schedulers(o.schedulers);
+  if (runs_pipeline(o.schedulers) && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+    throw std::invalid_argument(
+        "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro, coro-nested or "
+        "hybrid)");
   }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
@@ -122,6 +125,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   struct config {
     std::size_t threads, batch;
     tpcc::mode mode;
+    bool pipeline;
     double target_us;  // > 0: the batch is chosen at run time to keep p99 under it
     std::vector<double> txn_per_s;
     tpcc::tally total;
@@ -129,8 +133,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     chosen_groups groups;
     auto_choices chosen;
 
-    config(std::size_t t, std::size_t b, tpcc::mode m, double target)
-        : threads(t), batch(b), mode(m), target_us(target) {}
+    config(std::size_t t, std::size_t b, tpcc::mode m, bool p, double target)
+        : threads(t), batch(b), mode(m), pipeline(p), target_us(target) {}
   };
   const auto describe = [&](const config& cfg) {
     nlohmann::ordered_json j;
@@ -147,7 +151,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     } else {
       j["batch"] = tpcc::interleaves(cfg.mode) ? cfg.batch : 1;
     }
-    j["scheduler"] = tpcc::interleaves(cfg.mode) ? (o.pipeline ? "pipeline" : "batch") : "sequential";
+    j["scheduler"] = tpcc::interleaves(cfg.mode) ? (cfg.pipeline ? "pipeline" : "batch") : "sequential";
     j["isolation"] = o.isolation;
     j["reserve_mib"] = o.reserve_bytes >> 20;
     j["mode"] = tpcc::mode_name(cfg.mode);
@@ -192,15 +196,19 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
-      for (tpcc::mode m : o.modes) {
-        if (!tpcc::interleaves(m) && batch != o.batches.front()) continue;  // no batch to vary
-        configs.push_back(config(threads, batch, m, 0));
+      for (scheduler_choice s : o.schedulers) {
+        for (tpcc::mode m : o.modes) {
+          // No batch or scheduler to vary for the modes that run in order.
+          if (!tpcc::interleaves(m) && (batch != o.batches.front() || s != o.schedulers.front())) continue;
+          configs.push_back(config(threads, batch, m, s == scheduler_choice::pipeline, 0));
+        }
       }
     }
     for (double target : o.latency_targets_us) {
-      for (tpcc::mode m : o.modes) {
-        if (tpcc::interleaves(m)) {
-          configs.push_back(config(threads, 0, m, target));
+      for (scheduler_choice s : o.schedulers) {
+        for (tpcc::mode m : o.modes) {
+          if (tpcc::interleaves(m))
+            configs.push_back(config(threads, 0, m, s == scheduler_choice::pipeline, target));
         }
       }
     }
@@ -217,16 +225,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     for (std::size_t turn = 0; turn < configs.size(); ++turn) {
       config& cfg = configs[(start + turn) % configs.size()];
       if (o.verbose) {
-        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s ...        ", r + 1, o.repeat,
-                     tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str());
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s%s ...        ", r + 1, o.repeat,
+                     tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str(),
+                     cfg.pipeline ? ", pipeline" : "");
       }
       std::vector<std::optional<latency_target_scheduler>> tuned(cfg.threads);
       if (cfg.target_us > 0) {
-        for (auto& s : tuned) s.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
+        for (auto& s : tuned) s.emplace(latency_target_options{.p99_us = cfg.target_us}, cfg.pipeline);
       }
       std::vector<std::optional<txn::contention_scheduler>> contended(cfg.threads);
       if (cfg.target_us == 0 && cfg.batch == auto_batch && tpcc::interleaves(cfg.mode)) {
-        for (auto& s : contended) s.emplace(auto_batch_options, o.pipeline);
+        for (auto& s : contended) s.emplace(auto_batch_options, cfg.pipeline);
       }
       std::vector<tpcc::tally> tallies(cfg.threads);
       std::vector<tpcc::worker_state> workers;
@@ -242,7 +251,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*members[t]);
-        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, o.pipeline, o.retries, chunk, percent, tallies[t],
+        tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, cfg.pipeline, o.retries, chunk, percent, tallies[t],
                         tuned[t] ? &*tuned[t] : nullptr, contended[t] ? &*contended[t] : nullptr);
       });
       // Deferred acknowledgements: a commit counts once acknowledged within

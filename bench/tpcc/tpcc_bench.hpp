@@ -14,6 +14,7 @@
 #include "bench/tpcc/runner.hpp"
 
 #include "bench/workload/durability.hpp"
+#include "bench/workload/scheduler_choice.hpp"
 
 namespace weave::bench {
 
@@ -27,7 +28,8 @@ struct tpcc_options {
   std::uint32_t suppliers = 100;  // per Q2*
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
-  bool pipeline = false;
+  // Of the interleaved modes; more than one runs each in turn.
+  std::vector<scheduler_choice> schedulers{scheduler_choice::batch};
   // Each adds a configuration per interleaved mode whose batch (or pipeline
   // depth) is chosen at run time to keep the p99 latency under it.
   std::vector<double> latency_targets_us;

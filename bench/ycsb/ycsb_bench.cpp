@@ -112,8 +112,10 @@ void validate(const ycsb_options& o) {
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
-  if (o.pipeline && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
-    throw std::invalid_argument("--pipeline needs an interleaved mode (coro or coro-nested)");
+  check_schedulers(o.schedulers);
+  if (runs_pipeline(o.schedulers) && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    throw std::invalid_argument(
+        "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro or coro-nested)");
   }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
@@ -328,14 +330,14 @@ bool runs_in_order(const txn::engine& db, const txn::table& table) {
 }
 
 template <bool Nested, bool S>
-void run_interleaved(const context& c, worker& w, std::size_t batch, std::size_t txns) {
+void run_interleaved(const context& c, worker& w, std::size_t batch, bool pipeline, std::size_t txns) {
   if (runs_in_order(c.db, c.table)) {
     run_chunk<Nested, S>(c, w, sequential_scheduler{}, txns, false);
   } else if (w.tuned) {
     run_chunk<Nested, S>(c, w, *w.tuned, txns, false);
   } else if (w.contended) {
     run_chunk<Nested, S>(c, w, *w.contended, txns, false);
-  } else if (c.o.pipeline) {
+  } else if (pipeline) {
     run_chunk<Nested, S>(c, w, interleaved_scheduler{batch}, txns, false);
   } else {
     run_chunk<Nested, S>(c, w, batched_scheduler{batch}, txns, false);
@@ -343,13 +345,18 @@ void run_interleaved(const context& c, worker& w, std::size_t batch, std::size_t
 }
 
 template <bool S>
-void run_mode(const context& c, worker& w, ycsb_mode mode, std::size_t batch, std::size_t txns) {
+void run_mode(const context& c, worker& w, ycsb_mode mode, std::size_t batch, bool pipeline,
+              std::size_t txns) {
   switch (mode) {
     case ycsb_mode::naive: run_chunk<false, S>(c, w, sequential_scheduler{}, txns, false); break;
     case ycsb_mode::prefetch: run_chunk<false, S>(c, w, basic_sequential_scheduler<prefetch_policy>{}, txns, false); break;
     case ycsb_mode::multi_key: run_chunk<false, S>(c, w, sequential_scheduler{}, txns, true); break;
-    case ycsb_mode::coro_nested: run_interleaved<true, S>(c, w, batch, txns); break;
-    case ycsb_mode::coro: run_interleaved<false, S>(c, w, batch, txns); break;
+    case ycsb_mode::coro_nested:
+      run_interleaved<true, S>(c, w, batch, pipeline, txns);
+      break;
+    case ycsb_mode::coro:
+      run_interleaved<false, S>(c, w, batch, pipeline, txns);
+      break;
   }
 }
 
@@ -400,6 +407,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   struct config {
     std::size_t threads, batch;
     ycsb_mode mode;
+    bool pipeline;
     double target_us;  // > 0: the batch is chosen at run time to keep p99 under it
     std::vector<double> txn_per_s;
     std::size_t commits = 0, write_conflicts = 0, serialization_failures = 0, retries = 0;
@@ -408,8 +416,8 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     chosen_groups groups;
     auto_choices chosen;
 
-    config(std::size_t t, std::size_t b, ycsb_mode m, double target)
-        : threads(t), batch(b), mode(m), target_us(target) {}
+    config(std::size_t t, std::size_t b, ycsb_mode m, bool p, double target)
+        : threads(t), batch(b), mode(m), pipeline(p), target_us(target) {}
   };
   // The fields that say what a configuration ran, then its counts and latency.
   const auto describe = [&](const config& cfg) {
@@ -432,7 +440,9 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     } else {
       j["batch"] = batched ? cfg.batch : 1;
     }
-    j["scheduler"] = !batched || runs_in_order(db, table) ? "sequential" : o.pipeline ? "pipeline" : "batch";
+    j["scheduler"] = !batched || runs_in_order(db, table) ? "sequential"
+                     : cfg.pipeline                       ? "pipeline"
+                                                          : "batch";
     j["isolation"] = o.isolation;
     j["mode"] = ycsb_mode_name(cfg.mode);
     j["seconds"] = o.seconds;
@@ -455,16 +465,20 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   std::vector<config> configs;
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
-      for (ycsb_mode mode : o.modes) {
-        const bool batched = interleaves(mode);
-        if (!batched && batch != o.batches.front()) continue;  // the batch size means nothing to them
-        configs.push_back(config(threads, batch, mode, 0));
+      for (scheduler_choice s : o.schedulers) {
+        for (ycsb_mode mode : o.modes) {
+          // Batch and scheduler mean nothing to the modes that run in order.
+          const bool batched = interleaves(mode);
+          if (!batched && (batch != o.batches.front() || s != o.schedulers.front())) continue;
+          configs.push_back(config(threads, batch, mode, s == scheduler_choice::pipeline, 0));
+        }
       }
     }
     for (double target : o.latency_targets_us) {
-      for (ycsb_mode mode : o.modes) {
-        if (interleaves(mode)) {
-          configs.push_back(config(threads, 0, mode, target));
+      for (scheduler_choice s : o.schedulers) {
+        for (ycsb_mode mode : o.modes) {
+          if (interleaves(mode))
+            configs.push_back(config(threads, 0, mode, s == scheduler_choice::pipeline, target));
         }
       }
     }
@@ -474,15 +488,16 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   for (std::size_t r = 0; r < o.repeat; ++r) {
     for (config& cfg : configs) {
       if (o.verbose) {
-        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s ...        ", r + 1, o.repeat,
-                     ycsb_mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str());
+        std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s%s ...        ", r + 1, o.repeat,
+                     ycsb_mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str(),
+                     cfg.pipeline ? ", pipeline" : "");
       }
       std::vector<worker> workers(cfg.threads);
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         if (cfg.target_us > 0) {
-          workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, o.pipeline);
+          workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, cfg.pipeline);
         } else if (cfg.batch == auto_batch && interleaves(cfg.mode)) {
-          workers[t].contended.emplace(auto_batch_options, o.pipeline);
+          workers[t].contended.emplace(auto_batch_options, cfg.pipeline);
         }
         key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                             o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);
@@ -502,16 +517,16 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
         const epoch_guard epoch = db.enter(*members[t]);
         if (o.key_bytes == 8) {
-          run_mode<false>(c, workers[t], cfg.mode, cfg.batch, chunk);
+          run_mode<false>(c, workers[t], cfg.mode, cfg.batch, cfg.pipeline, chunk);
         } else {
-          run_mode<true>(c, workers[t], cfg.mode, cfg.batch, chunk);
+          run_mode<true>(c, workers[t], cfg.mode, cfg.batch, cfg.pipeline, chunk);
         }
       });
       // Deferred acknowledgements: a commit counts once acknowledged within
       // the run; the rest are waited for here, outside the timed part.
       for (worker& w : workers) w.commits -= w.unacknowledged.settle(db);
       // This repetition's line, printed now: an interrupted sweep keeps it.
-      config run(cfg.threads, cfg.batch, cfg.mode, cfg.target_us);
+      config run(cfg.threads, cfg.batch, cfg.mode, cfg.pipeline, cfg.target_us);
       run.log.add(meter);
       for (const worker& w : workers) {
         if (w.tuned) run.groups.add(w.tuned->controller());

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/workload/durability.hpp"
+#include "bench/workload/scheduler_choice.hpp"
 
 namespace weave::bench {
 
@@ -53,7 +54,8 @@ struct ycsb_options {
   double theta = 0;  // 0: uniform keys, else Zipf
   std::vector<std::size_t> threads{1};
   std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
-  bool pipeline = false;  // refill scheduler instead of strict batches
+  // Of the interleaved modes; more than one runs each in turn.
+  std::vector<scheduler_choice> schedulers{scheduler_choice::batch};
   // Each adds a configuration per interleaved mode whose batch (or pipeline
   // depth) is chosen at run time to keep the p99 latency under it.
   std::vector<double> latency_targets_us;

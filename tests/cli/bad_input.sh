@@ -174,8 +174,12 @@ expect_message "'--foo' is not an option of 'weave bench'" bench --foo
 expect_message "'coro' appears twice" bench ycsb --modes coro,coro
 expect_message "'naive' appears twice" bench lookup --variants naive,naive
 expect_message "appears twice" bench ycsb --threads 2,2
-expect_message "--pipeline needs an interleaved mode" bench ycsb --pipeline --modes naive
-expect_message "--pipeline needs an interleaved mode" bench tpcc --pipeline --modes naive,prefetch
+expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench ycsb --pipeline --modes naive
+expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench tpcc --pipeline --modes naive,prefetch
+expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench tpcc --scheduler batch,pipeline --modes naive
+expect_message "'strict' is not a scheduler (batch or pipeline)" bench ycsb --scheduler strict
+expect_message "'pipeline' appears twice" bench tpcc --scheduler pipeline,pipeline
+expect_message "--pipeline excludes --scheduler" bench ycsb --pipeline --scheduler batch
 expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
 expect_message "rows above 2^32 needs distinct=" query in --generate rows=16777215Ti --random 1
