@@ -172,6 +172,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string isolation = "si";
     std::size_t retries = 0;
     bool check = false;
+    bool reload = false;
     std::uint64_t seed = 42;
     std::size_t reserve_mib = 0;
     std::string inline_values = "on";
@@ -213,6 +214,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->check(unsigned_in(0, 1000000))
       ->capture_default_str();
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
+  tpcc_cmd->add_flag("--reload", c->reload,
+                     "load the database again before every run, so that none runs on what earlier runs added "
+                     "(slower: a load per run; with --check, every database is checked)");
   tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
   tpcc_cmd
       ->add_option("--reserve-mib", c->reserve_mib,
@@ -246,6 +250,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.isolation = c->isolation;
     o.retries = c->retries;
     o.check = c->check;
+    o.reload = c->reload;
     o.seed = c->seed;
     o.reserve_bytes = c->reserve_mib << 20;
     o.inline_values = c->inline_values == "on";

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench/tpcc/check.hpp"
 #include "bench/tpcc/load.hpp"
@@ -46,6 +49,40 @@ std::size_t new_order_room(const tpcc_options& o) {
          10'000;
 }
 
+// One loaded database and the workers' places in it. It stays where it was
+// made: the shared state refers to its tables.
+struct database {
+  std::unique_ptr<txn::engine> engine;
+  tpcc::tables tables;
+  std::vector<participant*> members;
+  tpcc::shared_state shared;
+  double load_seconds;
+
+  database(const tpcc_options& o, std::size_t workers)
+      : engine(make_engine(o.durability,
+                           o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot)),
+        tables(tpcc::tables::create(*engine, o.warehouses, o.inline_values)),
+        shared(*engine, tables, o.warehouses, o.suppliers),
+        load_seconds(load(o, workers)) {
+    for (std::size_t t = 0; t < workers; ++t) members.push_back(&engine->join());
+  }
+  database(const database&) = delete;
+  database& operator=(const database&) = delete;
+
+ private:
+  double load(const tpcc_options& o, std::size_t workers) {
+    const auto start = clock_type::now();
+    tpcc::load(*engine, tables, o.warehouses, o.seed, workers, [&](std::uint32_t loaded) {
+      if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: %u", o.warehouses, loaded);
+    });
+    const double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+    if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses, seconds);
+    // The load's log goes: the runs start from a checkpoint, as a database would.
+    if (engine->log() != nullptr) engine->checkpoint();
+    return seconds;
+  }
+};
+
 }  // namespace
 
 void validate(const tpcc_options& o) {
@@ -73,6 +110,10 @@ void validate(const tpcc_options& o) {
         "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro, coro-nested or "
         "hybrid)");
   }
+  if (o.reload && o.durability.mode != "off") {
+    throw std::invalid_argument(
+        "--reload needs --durability off (a durable engine's directory keeps its first load)");
+  }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro, coro-nested or hybrid)");
@@ -99,28 +140,21 @@ std::size_t estimated_bytes(const tpcc_options& o) {
 std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
   validate(o);
-  const std::unique_ptr<txn::engine> owned =
-      make_engine(o.durability, o.isolation == "ssn" ? txn::isolation::serializable : txn::isolation::snapshot);
-  txn::engine& db = *owned;
-  const tpcc::tables tables = tpcc::tables::create(db, o.warehouses, o.inline_values);
   const std::size_t most_threads = *std::max_element(o.threads.begin(), o.threads.end());
-  const auto load_start = clock_type::now();
-  tpcc::load(db, tables, o.warehouses, o.seed, most_threads, [&](std::uint32_t loaded) {
-    if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: %u", o.warehouses, loaded);
-  });
-  const double load_seconds = std::chrono::duration<double>(clock_type::now() - load_start).count();
-  if (o.verbose) std::fprintf(stderr, "\rloading %u warehouses: done in %.1f s\n", o.warehouses, load_seconds);
-  // The load's log goes: the runs start from a checkpoint, as a database would.
-  if (db.log() != nullptr) db.checkpoint();
+  auto current = std::make_unique<database>(o, most_threads);
   if (o.reserve_bytes > 0) {
     if (o.verbose) std::fprintf(stderr, "touching %zu MiB for versions...", o.reserve_bytes >> 20);
     txn::engine::reserve_version_memory(o.reserve_bytes);
     if (o.verbose) std::fprintf(stderr, " done\n");
   }
-  std::vector<participant*> members;
-  for (std::size_t t = 0; t < most_threads; ++t) members.push_back(&db.join());
-  tpcc::shared_state shared(db, tables, o.warehouses, o.suppliers);
   const auto percent = o.mix.percent;
+  // What the consistency checks found, in every database the runs used.
+  std::vector<std::string> failures;
+  const auto check = [&] {
+    if (!o.check) return;
+    for (auto& f : tpcc::check_consistency(*current->engine, current->tables, o.warehouses))
+      failures.push_back(std::move(f));
+  };
 
   struct config {
     std::size_t threads, batch;
@@ -157,8 +191,9 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["mode"] = tpcc::mode_name(cfg.mode);
     j["seconds"] = o.seconds;
     j["repeat"] = o.repeat;
-    j["load_seconds"] = load_seconds;
-    j["load_warehouses_per_s"] = o.warehouses / load_seconds;
+    j["reload"] = o.reload;
+    j["load_seconds"] = current->load_seconds;
+    j["load_warehouses_per_s"] = o.warehouses / current->load_seconds;
     return j;
   };
   // Counts and latency, in all and by kind (TPC-C's limits are on each
@@ -224,6 +259,12 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     const std::size_t start = r * configs.size() / o.repeat;  // --repeat is at most 100
     for (std::size_t turn = 0; turn < configs.size(); ++turn) {
       config& cfg = configs[(start + turn) % configs.size()];
+      if (o.reload && (r > 0 || turn > 0)) {
+        check();
+        current.reset();  // freed before the next is loaded: one database in memory at a time
+        current = std::make_unique<database>(o, most_threads);
+      }
+      txn::engine& db = *current->engine;
       if (o.verbose) {
         std::fprintf(stderr, "\rrepeat %zu/%zu: %s, %zu threads, %s%s ...        ", r + 1, o.repeat,
                      tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str(),
@@ -240,7 +281,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       std::vector<tpcc::tally> tallies(cfg.threads);
       std::vector<tpcc::worker_state> workers;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
-        workers.emplace_back(shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
+        workers.emplace_back(current->shared, static_cast<std::uint32_t>(t + 1), o.seed + 7919 * (r + 1) + t);
         workers.back().deferred_acks = o.durability.deferred_acks();
       }
       const log_meter meter(db);
@@ -250,7 +291,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       const bool blocks = !tpcc::interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
       const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
-        const epoch_guard epoch = db.enter(*members[t]);
+        const epoch_guard epoch = db.enter(*current->members[t]);
         tpcc::run_chunk(cfg.mode, workers[t], cfg.batch, cfg.pipeline, o.retries, chunk, percent, tallies[t],
                         tuned[t] ? &*tuned[t] : nullptr, contended[t] ? &*contended[t] : nullptr);
       });
@@ -289,8 +330,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   }
   if (o.verbose) std::fprintf(stderr, "\r%70s\r", "");
 
-  std::vector<std::string> failures;
-  if (o.check) failures = tpcc::check_consistency(db, tables, o.warehouses);
+  check();
 
   std::vector<nlohmann::ordered_json> rows;
   for (config& cfg : configs) {

@@ -40,6 +40,9 @@ struct tpcc_options {
   std::string isolation = "si";
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   bool check = false;
+  // Loads the database again before every run, so that none runs on what
+  // earlier runs grew (New-Order adds rows); off, runs take turns instead.
+  bool reload = false;
   std::uint64_t seed = 42;
   // Touched after the load for the runs' new versions (engine::reserve_version_memory).
   std::size_t reserve_bytes = 0;

@@ -180,6 +180,7 @@ expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interle
 expect_message "'strict' is not a scheduler (batch or pipeline)" bench ycsb --scheduler strict
 expect_message "'pipeline' appears twice" bench tpcc --scheduler pipeline,pipeline
 expect_message "--pipeline excludes --scheduler" bench ycsb --pipeline --scheduler batch
+expect_message "--reload needs --durability off" bench tpcc --reload --durability async --data /nonexistent/weave-reload
 expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
 expect_message "rows above 2^32 needs distinct=" query in --generate rows=16777215Ti --random 1
