@@ -221,9 +221,11 @@ CLI::Validator real_in(double lo, double hi) {
       [lo, hi](std::string& text) -> std::string {
         double value = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (ec != std::errc{} || end != text.data() + text.size() || !(value >= lo && value <= hi)) {
-          return fmt::format("{} is outside {}..{}", text, lo, hi);
+        if (ec == std::errc::invalid_argument || end != text.data() + text.size()) {
+          return fmt::format("'{}' is not a number", text);
         }
+        if (ec != std::errc{} || !(value >= lo && value <= hi))
+          return fmt::format("{} is outside {}..{}", text, lo, hi);
         return {};
       },
       fmt::format("{}..{}", lo, hi), "real range");

@@ -114,6 +114,11 @@ void validate(const tpcc_options& o) {
     throw std::invalid_argument(
         "--reload needs --durability off (a durable engine's directory keeps its first load)");
   }
+  if (o.durability.deferred_acks() && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+    throw std::invalid_argument(
+        "--acks deferred needs an interleaved mode (coro, coro-nested or hybrid): the others wait for each "
+        "commit");
+  }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro, coro-nested or hybrid)");

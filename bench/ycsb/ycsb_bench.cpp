@@ -117,6 +117,10 @@ void validate(const ycsb_options& o) {
     throw std::invalid_argument(
         "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro or coro-nested)");
   }
+  if (o.durability.deferred_acks() && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    throw std::invalid_argument(
+        "--acks deferred needs an interleaved mode (coro or coro-nested): the others wait for each commit");
+  }
   if (!o.latency_targets_us.empty()) {
     if (std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro or coro-nested)");

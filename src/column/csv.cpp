@@ -161,52 +161,40 @@ namespace {
 
 // The header and the rows of a CSV file, each row's fields by column, with
 // the line each row starts on.
-void read_records(const std::string& path, std::istream& in, const std::vector<column_type>& types,
-                  std::vector<std::string>& names, std::vector<std::vector<std::string>>& fields,
-                  std::vector<std::size_t>& line_of) {
+void read_records(std::istream& in, const std::vector<column_type>& types, std::vector<std::string>& names,
+                  std::vector<std::vector<std::string>>& fields, std::vector<std::size_t>& line_of) {
   csv_reader reader(in);
-  try {
-    if (!reader.next(names)) throw std::invalid_argument(fmt::format("'{}' is empty: a header line is needed", path));
-    if (names.size() > max_columns) {
-      throw std::invalid_argument(fmt::format("line 1: {} columns; a table has at most {}", names.size(), max_columns));
-    }
-    for (std::size_t c = 0; c < names.size(); ++c)
-      if (names[c].empty()) throw std::invalid_argument(fmt::format("line 1: column {} has no name", c + 1));
-    if (!types.empty() && types.size() != names.size()) {
-      throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
-    }
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("{}: {}", path, e.what()));
+  if (!reader.next(names)) throw std::invalid_argument("the file is empty: a header line is needed");
+  if (names.size() > max_columns) {
+    throw std::invalid_argument(
+        fmt::format("line 1: {} columns; a table has at most {}", names.size(), max_columns));
+  }
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (names[c].empty()) throw std::invalid_argument(fmt::format("line 1: column {} has no name", c + 1));
+  if (!types.empty() && types.size() != names.size()) {
+    throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
   }
   fields.assign(names.size(), {});
   std::vector<std::string> row;
   while (reader.next(row)) {
     if (row.size() == 1 && row[0].empty()) continue;  // a blank line
     if (row.size() != names.size()) {
-      throw std::invalid_argument(fmt::format("line {}: {} fields, but the header has {} columns", reader.line(),
-                                              row.size(), names.size()));
+      throw std::invalid_argument(fmt::format("line {}: {} field{}, but the header has {} columns",
+                                              reader.line(), row.size(), row.size() == 1 ? "" : "s",
+                                              names.size()));
     }
     for (std::size_t c = 0; c < row.size(); ++c) fields[c].push_back(std::move(row[c]));
     line_of.push_back(reader.line());
   }
 }
 
-}  // namespace
-
-table load_csv(const std::string& path, const std::vector<column_type>& types) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+// The table a CSV text holds (load_csv, without the file).
+table read_table(std::istream& in, const std::vector<column_type>& types) {
   std::vector<std::string> names;
   std::vector<std::vector<std::string>> fields;
   std::vector<std::size_t> line_of;  // file line of each row
-  try {
-    read_records(path, in, types, names, fields, line_of);
-  } catch (const std::ios_base::failure&) {  // the device failed, not the text
-    throw std::runtime_error(fmt::format("cannot read '{}': a read error", path));
-  }
-  if (line_of.empty()) throw std::invalid_argument(fmt::format("'{}' has no rows", path));
+  read_records(in, types, names, fields, line_of);
+  if (line_of.empty()) throw std::invalid_argument("no rows below the header");
 
   table t;
   for (std::size_t c = 0; c < names.size(); ++c) {
@@ -259,6 +247,24 @@ table load_csv(const std::string& path, const std::vector<column_type>& types) {
     }
   }
   return t;
+}
+
+}  // namespace
+
+table load_csv(const std::string& path, const std::vector<column_type>& types) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(fmt::format("'{}' is a directory", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+  // Every complaint about the text names the file.
+  try {
+    return read_table(in, types);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", path, e.what()));
+  } catch (const std::ios_base::failure&) {  // the device failed, not the text
+    throw std::runtime_error(fmt::format("cannot read '{}': a read error", path));
+  }
 }
 
 }  // namespace weave::column

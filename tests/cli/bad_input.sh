@@ -180,6 +180,11 @@ expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interle
 expect_message "'strict' is not a scheduler (batch or pipeline)" bench ycsb --scheduler strict
 expect_message "'pipeline' appears twice" bench tpcc --scheduler pipeline,pipeline
 expect_message "--pipeline excludes --scheduler" bench ycsb --pipeline --scheduler batch
+expect_message "--acks deferred needs an interleaved mode" bench ycsb --modes naive,prefetch --durability sync --data /nonexistent/weave-acks --acks deferred
+expect_message "--acks deferred needs an interleaved mode" bench tpcc --modes naive --durability sync --data /nonexistent/weave-acks --acks deferred
+expect_message "--inline-values on holds values of up to" bench ycsb --value-bytes 1000 --inline-values on
+expect_message "--scale: 'abc' is not a number" demo --scale abc
+expect_message "--scale: 1e-400 is outside" demo --scale 1e-400
 expect_message "--reload needs --durability off" bench tpcc --reload --durability async --data /nonexistent/weave-reload
 expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
