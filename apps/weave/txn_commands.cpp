@@ -51,7 +51,7 @@ void add_scheduler_options(CLI::App* cmd, scheduler_cli& s) {
       "--pipeline", s.pipeline,
       "refill a finished transaction's slot at once instead of strict batches (--scheduler pipeline)");
   cmd->add_option("--scheduler", s.list,
-                  "comma-separated schedulers of the interleaved modes, each run in turn on the same tables: "
+                  "comma-separated schedulers of the interleaved modes, each run in turn in one process: "
                   "batch (strict batches) | pipeline (a finished transaction's slot refilled at once)")
       ->check(scheduler_list)
       ->excludes(flag)

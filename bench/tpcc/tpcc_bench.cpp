@@ -31,13 +31,18 @@ using clock_type = std::chrono::steady_clock;
 // the rate (NewOrders per second per thread).
 constexpr double max_new_orders_per_second = 60'000;
 
+// Thread-seconds of runs on one database: all of them, or with --reload the
+// longest one.
 std::size_t configurations_seconds(const tpcc_options& o) {
+  if (o.reload) {
+    const std::size_t most = *std::max_element(o.threads.begin(), o.threads.end());
+    return static_cast<std::size_t>(static_cast<double>(most) * o.seconds) + 1;
+  }
+  const std::size_t per_mode = (o.batches.size() + o.latency_targets_us.size()) * o.schedulers.size();
   double thread_seconds = 0;
   for (std::size_t t : o.threads) {
-    for (tpcc::mode m : o.modes) {
-      thread_seconds +=
-          static_cast<double>(t * (tpcc::interleaves(m) ? o.batches.size() + o.latency_targets_us.size() : 1));
-    }
+    for (tpcc::mode m : o.modes)
+      thread_seconds += static_cast<double>(t * (tpcc::interleaves(m) ? per_mode : 1));
   }
   return static_cast<std::size_t>(thread_seconds * o.seconds * static_cast<double>(o.repeat)) + 1;
 }
@@ -147,6 +152,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
   validate(o);
   const std::size_t most_threads = *std::max_element(o.threads.begin(), o.threads.end());
   auto current = std::make_unique<database>(o, most_threads);
+  std::size_t loads = 1;  // of the database: each run's line says which load it ran on
   if (o.reserve_bytes > 0) {
     if (o.verbose) std::fprintf(stderr, "touching %zu MiB for versions...", o.reserve_bytes >> 20);
     txn::engine::reserve_version_memory(o.reserve_bytes);
@@ -268,6 +274,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
         check();
         current.reset();  // freed before the next is loaded: one database in memory at a time
         current = std::make_unique<database>(o, most_threads);
+        ++loads;
       }
       txn::engine& db = *current->engine;
       if (o.verbose) {
@@ -328,6 +335,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       nlohmann::ordered_json j = describe(cfg);
       j["run_type"] = "repetition";
       j["repetition"] = r + 1;
+      j["load"] = loads;
       j["txn_per_s"] = txn_per_s;
       add_counts(j, run, log, groups, chosen);
       if (each) each(j);

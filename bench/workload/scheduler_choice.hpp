@@ -3,8 +3,8 @@
 // strict batches (a batch's transactions start together and the next batch
 // waits for all of them) or the pipeline (a finished transaction's slot takes
 // the next one at once). `--scheduler batch,pipeline` runs both in one
-// process, on the same loaded tables, so that the two can be compared
-// without the drift between processes.
+// process, so that the two can be compared without the drift between
+// processes.
 
 #include <fmt/format.h>
 

@@ -467,9 +467,13 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     cfg.chosen.describe(j);
   };
   std::vector<config> configs;
+  // Over a cached table the interleaved modes run in order too: under one
+  // scheduler only, or the same runs would be made under each.
+  const bool in_order = runs_in_order(db, table);
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (scheduler_choice s : o.schedulers) {
+        if (in_order && s != o.schedulers.front()) continue;
         for (ycsb_mode mode : o.modes) {
           // Batch and scheduler mean nothing to the modes that run in order.
           const bool batched = interleaves(mode);
@@ -480,6 +484,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
     }
     for (double target : o.latency_targets_us) {
       for (scheduler_choice s : o.schedulers) {
+        if (in_order && s != o.schedulers.front()) continue;
         for (ycsb_mode mode : o.modes) {
           if (interleaves(mode))
             configs.push_back(config(threads, 0, mode, s == scheduler_choice::pipeline, target));
