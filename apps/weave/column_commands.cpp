@@ -281,6 +281,7 @@ struct bench_cli {
   std::string distinct = "1M";
   std::string variants = "sequential,interleaved,auto";
   std::string groups = "16";
+  bool group_given = false;
   std::size_t repeat = 3;
   std::uint64_t seed = 42;
   std::string plot;
@@ -290,8 +291,10 @@ struct bench_cli {
     app.add_option("--rows", rows, "rows of the table")->capture_default_str()
         ->check(size_value);
     app.add_option("--variants", variants, "sequential,interleaved,auto")->capture_default_str();
-    app.add_option("--group", groups, "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
+    app.add_option("--group", groups,
+                   "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
         ->check(size_list_or_auto)
+        ->each([this](const std::string&) { group_given = true; })
         ->capture_default_str();
     app.add_option("--repeat", repeat, "runs per variant, in turn: a line each, then their median and other aggregates")
         ->capture_default_str();
@@ -303,6 +306,10 @@ struct bench_cli {
   void fill(bench::column_bench_options& o, column::table_recipe& recipe) const {
     o.variants.clear();
     for (const auto& v : split(variants)) o.variants.push_back(bench::parse_column_variant(v));
+    if (group_given && std::find(o.variants.begin(), o.variants.end(), bench::column_variant::interleaved) ==
+                           o.variants.end()) {
+      throw std::invalid_argument("--group needs the interleaved variant (auto chooses its own group)");
+    }
     if (groups == "auto") {
       o.group_auto = true;
     } else {

@@ -73,6 +73,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     double theta = 0;
     std::string threads = "1";
     std::string batches = "8";
+    bool batch_given = false;
     std::string latency_targets;
     scheduler_cli schedulers;
     double seconds = 2;
@@ -110,7 +111,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
          "comma-separated batch sizes (transactions in flight per worker); auto: chosen at run time, "
          "smaller while transactions conflict")
       ->capture_default_str()
-      ->check(batch_list);
+      ->check(batch_list)
+      ->each([y](const std::string&) { y->batch_given = true; });
   cmd->add_option("--latency-target-us", y->latency_targets,
                   "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                   "(or pipeline depth) chosen at run time to meet it");
@@ -152,6 +154,11 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.repeat = y->repeat;
     o.modes.clear();
     for (const auto& m : split(y->modes)) o.modes.push_back(bench::parse_ycsb_mode(m));
+    // The default batch size serves whichever modes use it; one asked for by
+    // name must be used.
+    if (y->batch_given && std::none_of(o.modes.begin(), o.modes.end(), bench::interleaves)) {
+      throw std::invalid_argument("--batch needs an interleaved mode (coro or coro-nested)");
+    }
     o.isolation = y->isolation;
     o.retries = y->retries;
     o.seed = y->seed;
@@ -172,6 +179,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::uint32_t suppliers = 100;
     std::string threads = "1";
     std::string batches = "8";
+    bool batch_given = false;
     std::string latency_targets;
     scheduler_cli schedulers;
     double seconds = 2;
@@ -204,7 +212,8 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
           "--batch", c->batches,
           "comma-separated batch sizes; auto: chosen at run time, smaller while transactions conflict")
       ->capture_default_str()
-      ->check(batch_list);
+      ->check(batch_list)
+      ->each([c](const std::string&) { c->batch_given = true; });
   tpcc_cmd->add_option("--latency-target-us", c->latency_targets,
                        "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
                        "(or pipeline depth) chosen at run time to meet it");
@@ -255,6 +264,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.repeat = c->repeat;
     o.modes.clear();
     for (const auto& m : split(c->modes)) o.modes.push_back(tpcc::parse_mode(m));
+    if (c->batch_given && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+      throw std::invalid_argument("--batch needs an interleaved mode (coro, coro-nested or hybrid)");
+    }
     o.isolation = c->isolation;
     o.retries = c->retries;
     o.check = c->check;

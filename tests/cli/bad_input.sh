@@ -185,6 +185,10 @@ expect_message "--acks deferred needs an interleaved mode" bench tpcc --modes na
 expect_message "--inline-values on holds values of up to" bench ycsb --value-bytes 1000 --inline-values on
 expect_message "--scale: 'abc' is not a number" demo --scale abc
 expect_message "--scale: 1e-400 is outside" demo --scale 1e-400
+expect_message "--batch needs an interleaved mode" bench ycsb --modes naive,prefetch --batch 4,8
+expect_message "--batch needs an interleaved mode" bench tpcc --modes naive --batch 16
+expect_message "--group needs the interleaved variant" bench in-predicate --variants sequential,auto --group 8
+expect_message "--group needs the interleaved variant" bench reconstruct --variants sequential --group 8
 expect_message "--reload needs --durability off" bench tpcc --reload --durability async --data /nonexistent/weave-reload
 expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
