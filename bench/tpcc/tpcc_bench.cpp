@@ -110,7 +110,9 @@ void validate(const tpcc_options& o) {
   }
   for (double t : o.latency_targets_us) check_latency_target(t);
   check_schedulers(o.schedulers);
-  if (runs_pipeline(o.schedulers) && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+  // What only the interleaved modes use needs one of them.
+  const bool none_interleaves = std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves);
+  if (runs_pipeline(o.schedulers) && none_interleaves) {
     throw std::invalid_argument(
         "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro, coro-nested or "
         "hybrid)");
@@ -119,13 +121,13 @@ void validate(const tpcc_options& o) {
     throw std::invalid_argument(
         "--reload needs --durability off (a durable engine's directory keeps its first load)");
   }
-  if (o.durability.deferred_acks() && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+  if (o.durability.deferred_acks() && none_interleaves) {
     throw std::invalid_argument(
         "--acks deferred needs an interleaved mode (coro, coro-nested or hybrid): the others wait for each "
         "commit");
   }
   if (!o.latency_targets_us.empty()) {
-    if (std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
+    if (none_interleaves) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro, coro-nested or hybrid)");
     }
     if (o.durability.deferred_acks()) {

@@ -113,16 +113,18 @@ void validate(const ycsb_options& o) {
   check_repeat(o.repeat);
   for (double t : o.latency_targets_us) check_latency_target(t);
   check_schedulers(o.schedulers);
-  if (runs_pipeline(o.schedulers) && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+  // What only the interleaved modes use needs one of them.
+  const bool none_interleaves = std::none_of(o.modes.begin(), o.modes.end(), interleaves);
+  if (runs_pipeline(o.schedulers) && none_interleaves) {
     throw std::invalid_argument(
         "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode (coro or coro-nested)");
   }
-  if (o.durability.deferred_acks() && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+  if (o.durability.deferred_acks() && none_interleaves) {
     throw std::invalid_argument(
         "--acks deferred needs an interleaved mode (coro or coro-nested): the others wait for each commit");
   }
   if (!o.latency_targets_us.empty()) {
-    if (std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    if (none_interleaves) {
       throw std::invalid_argument("--latency-target-us needs an interleaved mode (coro or coro-nested)");
     }
     if (o.durability.deferred_acks()) {
