@@ -290,7 +290,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       }
       std::vector<std::optional<txn::contention_scheduler>> contended(cfg.threads);
       if (cfg.target_us == 0 && cfg.batch == auto_batch && tpcc::interleaves(cfg.mode)) {
-        for (auto& s : contended) s.emplace(auto_batch_options, cfg.pipeline);
+        const bool commits_wait = db.durability() == durability::durability_mode::sync;
+        for (auto& s : contended) s.emplace(auto_batch_options(commits_wait), cfg.pipeline);
       }
       std::vector<tpcc::tally> tallies(cfg.threads);
       std::vector<tpcc::worker_state> workers;

@@ -18,7 +18,14 @@ inline constexpr std::size_t auto_batch = std::numeric_limits<std::size_t>::max(
 // The batch while nothing conflicts: the fixed batches' default.
 inline constexpr std::size_t auto_max_batch = 8;
 
-inline constexpr txn::contention_options auto_batch_options{.max_group = auto_max_batch};
+// Its options. Where commits wait for the disk (durability sync) a batch of
+// one stays a ring, whose parked commits let the next transaction run; else
+// it runs in order, with plain loads.
+inline txn::contention_options auto_batch_options(bool commits_wait) {
+  txn::contention_options o{.max_group = auto_max_batch};
+  o.sequential_at_one = !commits_wait;
+  return o;
+}
 
 // The batch a configuration's chunks of transactions are sized for: auto's
 // largest, else the batch itself.

@@ -508,7 +508,8 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
         if (cfg.target_us > 0) {
           workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, cfg.pipeline);
         } else if (cfg.batch == auto_batch && interleaves(cfg.mode)) {
-          workers[t].contended.emplace(auto_batch_options, cfg.pipeline);
+          workers[t].contended.emplace(auto_batch_options(db.durability() == durability::durability_mode::sync),
+                                        cfg.pipeline);
         }
         key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                             o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);

@@ -75,19 +75,22 @@ task<commit_status> write(engine& db, table& t, std::uint64_t key) {
   co_return co_await x.commit<Policy>();
 }
 
+// Records 0..n-1 of `t`, committed.
+void load_keys(engine& db, table& t, std::uint64_t n) {
+  transaction load = db.begin();
+  for (std::uint64_t k = 0; k < n; ++k) {
+    ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, k, "v")), status::ok);
+  }
+  ASSERT_EQ(load.commit(), commit_status::committed);
+}
+
 class contention_scheduler_modes : public ::testing::TestWithParam<bool> {};  // pipeline or strict batches
 
 TEST_P(contention_scheduler_modes,
        runs_one_at_a_time_while_writes_conflict_and_the_full_batch_once_they_stop) {
   engine db;
   table& t = db.create_table("t");
-  {
-    transaction load = db.begin();
-    for (std::uint64_t k = 0; k < 1000; ++k) {
-      ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, k, "v")), status::ok);
-    }
-    ASSERT_EQ(load.commit(), commit_status::committed);
-  }
+  ASSERT_NO_FATAL_FAILURE(load_keys(db, t, 1000));
   // Holds a pending write on key 0: every write to it conflicts meanwhile.
   transaction holder = db.begin();
   ASSERT_EQ(sync_wait(holder.put<sequential_policy>(t, 0, "held")), status::ok);
@@ -111,6 +114,28 @@ TEST_P(contention_scheduler_modes,
       320, [&](auto policy, std::size_t i) { return write<decltype(policy)>(db, t, 1 + i); }, count);
   EXPECT_EQ(commits, 320u);
   EXPECT_EQ(s.controller().group(), 8u) << "one more after each clean window";
+}
+
+TEST_P(contention_scheduler_modes, runs_a_batch_of_one_in_order_with_plain_loads_unless_told_not_to) {
+  engine db;
+  table& t = db.create_table("t");
+  ASSERT_NO_FATAL_FAILURE(load_keys(db, t, 64));
+  for (const bool in_order : {true, false}) {
+    contention_options o{.max_group = 1, .window = 16};
+    o.sequential_at_one = in_order;
+    contention_scheduler s(o, GetParam());
+    std::size_t suspending = 0, commits = 0;
+    s.run(
+        64,
+        [&](auto policy, std::size_t i) {
+          if (decltype(policy)::suspends) ++suspending;
+          return write<decltype(policy)>(db, t, i);
+        },
+        [&](std::size_t, commit_status r) { commits += r == commit_status::committed ? 1 : 0; });
+    EXPECT_EQ(commits, 64u);
+    EXPECT_EQ(suspending, in_order ? 0u : 64u) << (in_order ? "in order" : "a ring of one");
+    EXPECT_EQ(s.controller().windows(), 4u) << "the controller still decides";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(both, contention_scheduler_modes, ::testing::Values(false, true),

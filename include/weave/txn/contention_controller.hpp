@@ -34,6 +34,11 @@ struct contention_options {
   std::size_t window = 256;    // finished transactions behind each decision
   double shrink_above = 0.05;  // conflicted runs per finished transaction
   double grow_below = 0.01;
+  // A batch of one runs without suspending (sequential_policy): with no
+  // sibling to hide its misses behind, a suspension only costs. Off where
+  // commits wait for the disk (a durable engine under `sync`): a ring of one
+  // still runs the next transaction while a commit is parked.
+  bool sequential_at_one = true;
 };
 
 class contention_controller {
