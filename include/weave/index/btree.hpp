@@ -195,13 +195,15 @@ typename Requests::task_type find(const btree& tree, Requests requests) {
     }
     for (; depth < tree.inner_levels(); ++depth) {
       const btree::inner_node& inner = tree.inner(node);
-      // Hides the miss on an inner node below the cached levels (all four lines).
-      co_await prefetch<Policy>(&inner, sizeof inner);
+      // Hides the miss on an inner node below the cached levels (all four
+      // lines: as an aligned object, four prefetch instructions, where a
+      // pointer and a size cost a line count and a jump into an unrolled loop).
+      co_await prefetch<Policy>(inner);
       node = inner.first_child + inner.child_for(key);
     }
     const btree::leaf_node& leaf = tree.leaf(node);
     // Hides the miss on the leaf, unless the whole tree is cached.
-    co_await prefetch<Policy>(&leaf, sizeof leaf, depth >= tree.hot_levels());
+    co_await prefetch<Policy>(leaf, depth >= tree.hot_levels());
     const std::uint32_t pos = leaf.position_of(key);
     requests.deliver(pos < leaf.count && leaf.keys[pos] == key ? std::optional(leaf.values[pos]) : std::nullopt);
   }
