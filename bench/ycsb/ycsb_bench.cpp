@@ -504,12 +504,15 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
                      cfg.pipeline ? ", pipeline" : "");
       }
       std::vector<worker> workers(cfg.threads);
+      // Under sync a ring of one parks its commits; else one runs in order.
+      const bool commits_wait = db.durability() == durability::durability_mode::sync;
+      latency_target_options target{.p99_us = cfg.target_us};
+      target.sequential_at_one = !commits_wait;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         if (cfg.target_us > 0) {
-          workers[t].tuned.emplace(latency_target_options{.p99_us = cfg.target_us}, cfg.pipeline);
+          workers[t].tuned.emplace(target, cfg.pipeline);
         } else if (cfg.batch == auto_batch && interleaves(cfg.mode)) {
-          workers[t].contended.emplace(auto_batch_options(db.durability() == durability::durability_mode::sync),
-                                        cfg.pipeline);
+          workers[t].contended.emplace(auto_batch_options(commits_wait), cfg.pipeline);
         }
         key_chooser chooser(o.records, o.theta > 0 ? key_chooser::distribution::zipf : key_chooser::distribution::uniform,
                             o.theta > 0 ? o.theta : 0.5, o.seed + t + 1000 * r);

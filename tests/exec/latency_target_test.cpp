@@ -186,5 +186,29 @@ TEST(latency_target_scheduler, runs_every_request_once_in_both_forms) {
   }
 }
 
+TEST(latency_target_scheduler, runs_a_group_of_one_in_order_unless_told_not_to) {
+  const std::vector<int> data(8, 1);
+  for (const bool pipeline : {false, true}) {
+    for (const bool in_order : {true, false}) {
+      latency_target_options o{.p99_us = 1e9, .min_group = 1, .max_group = 1, .window = 100};
+      o.sequential_at_one = in_order;
+      latency_target_scheduler s(o, pipeline);
+      std::size_t suspending = 0, wrong = 0;
+      s.run(
+          300,
+          [&](auto policy, std::size_t i) {
+            if (decltype(policy)::suspends) ++suspending;
+            return triple_after_loads<decltype(policy)>(data, i);
+          },
+          [&](std::size_t i, std::size_t r) {
+            if (r != 3 * i) ++wrong;
+          });
+      EXPECT_EQ(wrong, 0u);
+      EXPECT_EQ(suspending, in_order ? 0u : 300u) << (in_order ? "in order" : "a ring of one");
+      EXPECT_EQ(s.controller().windows(), 3u) << "the controller still decides";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weave

@@ -46,6 +46,11 @@ struct latency_target_options {
   std::size_t max_group = 32;  // at most 256, the ring's largest group
   std::size_t start_group = 4;
   std::size_t window = 1000;  // finished requests behind each decision, at least 100
+  // A group of one runs in order under sequential_policy: with no other
+  // request to hide its misses behind, a suspension only costs. Off where
+  // requests wait for the disk by parking (transactions under durability
+  // sync), which a ring of one overlaps with the next request.
+  bool sequential_at_one = true;
 };
 
 class latency_controller {

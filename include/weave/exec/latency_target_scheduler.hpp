@@ -10,7 +10,9 @@
 // A request's latency runs from the moment its slot takes it (its task is
 // made) to the moment its result reaches the sink, as a client of the
 // worker would see it. The scheduler keeps its controller between runs,
-// so a worker that runs chunk after chunk keeps learning. Each request
+// so a worker that runs chunk after chunk keeps learning. A group of one
+// runs in order under sequential_policy (unless the options say otherwise),
+// so `make` must take either policy, as with any scheduler. Each request
 // costs two clock reads, which is nothing beside a transaction but not
 // beside a single index probe: this is for operations of microseconds.
 
@@ -24,6 +26,7 @@
 #include "weave/exec/latency_controller.hpp"
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/run_stats.hpp"
+#include "weave/exec/sequential_scheduler.hpp"
 
 namespace weave {
 
@@ -56,8 +59,12 @@ class latency_target_scheduler {
       const std::size_t n = detail::requests_for_window(controller_.wanted(), group, pipeline_, last - base);
       started_.resize(n);
       const auto start = clock::now();
-      // The pipeline refills a finished request's slot at once; strict batches do not.
-      total += detail::run_ring<interleaved_policy>(group, pipeline_, base, base + n, timed_make, timed_sink);
+      if (group == 1 && controller_.options().sequential_at_one) {
+        total += sequential_scheduler{}.run(base, base + n, timed_make, timed_sink);
+      } else {
+        // The pipeline refills a finished request's slot at once; strict batches do not.
+        total += detail::run_ring<interleaved_policy>(group, pipeline_, base, base + n, timed_make, timed_sink);
+      }
       controller_.add_time(std::chrono::duration<double>(clock::now() - start).count());
       if (controller_.wanted() == 0) controller_.end_window();
       base += n;
