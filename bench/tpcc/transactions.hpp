@@ -169,6 +169,7 @@ task<std::optional<std::uint64_t>> choose_customer(txn::transaction& t, const ta
   const std::string last = r.random_last_name();
   const std::string from = customer_name_key(w, d, last, "", 0);
   std::vector<std::pair<std::string, std::string_view>> found;
+  found.reserve(16);  // one scan's worth (a small block: larger ones take malloc's slow path)
   std::size_t matching = 0;
   for (;;) {
     const std::size_t before = found.size();

@@ -31,7 +31,10 @@ template <class Tag>
 class block_pool {
  public:
   static constexpr std::size_t granule = 64;
-  static constexpr std::size_t class_count = 32;  // blocks up to 2 KiB are pooled
+  // Blocks up to 8 KiB are pooled: a TPC-C transaction's frame (New-Order,
+  // Payment with its customer row) is larger than 2 KiB, and a malloc of
+  // that size took about 700 instructions, twice per transaction.
+  static constexpr std::size_t class_count = 128;
 
   static void* allocate(std::size_t bytes) {
     const std::size_t c = class_of(bytes);
