@@ -284,13 +284,10 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                      tpcc::mode_name(cfg.mode), cfg.threads, batch_label(cfg.batch, cfg.target_us).c_str(),
                      cfg.pipeline ? ", pipeline" : "");
       }
-      // Under sync a ring of one parks its commits; else one runs in order.
       const bool commits_wait = db.durability() == durability::durability_mode::sync;
       std::vector<std::optional<latency_target_scheduler>> tuned(cfg.threads);
       if (cfg.target_us > 0) {
-        latency_target_options target{.p99_us = cfg.target_us};
-        target.sequential_at_one = !commits_wait;
-        for (auto& s : tuned) s.emplace(target, cfg.pipeline);
+        for (auto& s : tuned) s.emplace(target_options(cfg.target_us, commits_wait), cfg.pipeline);
       }
       std::vector<std::optional<txn::contention_scheduler>> contended(cfg.threads);
       if (cfg.target_us == 0 && cfg.batch == auto_batch && tpcc::interleaves(cfg.mode)) {
@@ -306,7 +303,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       // One epoch per chunk, the same under every durability (ycsb_bench.cpp).
       // Under sync a blocking mode waits up to a group window a transaction
       // (ycsb_bench.cpp): a chunk of one.
-      const bool blocks = !tpcc::interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
+      const bool blocks = !tpcc::interleaves(cfg.mode) && commits_wait;
       const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 16 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         const epoch_guard epoch = db.enter(*current->members[t]);

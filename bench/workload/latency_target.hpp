@@ -25,6 +25,15 @@ inline void check_latency_target(double us) {
   }
 }
 
+// The options of a `--latency-target-us` run. As with auto_batch_options,
+// where commits wait for the disk (durability sync) a group of one stays a
+// ring, whose parked commits let the next transaction run.
+inline latency_target_options target_options(double p99_us, bool commits_wait) {
+  latency_target_options o{.p99_us = p99_us};
+  o.sequential_at_one = !commits_wait;
+  return o;
+}
+
 // Transactions a worker runs between two epoch boundaries when its batch
 // follows a target: about one controller window.
 inline constexpr std::size_t tuned_chunk = 1024;

@@ -504,13 +504,10 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
                      cfg.pipeline ? ", pipeline" : "");
       }
       std::vector<worker> workers(cfg.threads);
-      // Under sync a ring of one parks its commits; else one runs in order.
       const bool commits_wait = db.durability() == durability::durability_mode::sync;
-      latency_target_options target{.p99_us = cfg.target_us};
-      target.sequential_at_one = !commits_wait;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         if (cfg.target_us > 0) {
-          workers[t].tuned.emplace(target, cfg.pipeline);
+          workers[t].tuned.emplace(target_options(cfg.target_us, commits_wait), cfg.pipeline);
         } else if (cfg.batch == auto_batch && interleaves(cfg.mode)) {
           workers[t].contended.emplace(auto_batch_options(commits_wait), cfg.pipeline);
         }
@@ -526,7 +523,7 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
       // A mode that blocks on each commit under sync waits up to a group
       // window a transaction: a chunk of one, or a long window would run
       // past the time asked for by 64 windows.
-      const bool blocks = !interleaves(cfg.mode) && db.durability() == durability::durability_mode::sync;
+      const bool blocks = !interleaves(cfg.mode) && commits_wait;
       const std::size_t chunk = cfg.target_us > 0 ? tuned_chunk : blocks ? 1 : 64 * chunk_batch(cfg.batch);
       const std::vector<double> elapsed = run_threads_for(cfg.threads, o.seconds, [&](std::size_t t) {
         // One epoch per chunk of transactions: old versions are pruned and freed as it goes.
