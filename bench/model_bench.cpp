@@ -56,7 +56,11 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
     seq_cold.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, n, 1));
   }
   const variant_result probe = w.run(variant::coro, 8, 0, n, adaptive_options{});
-  r.stages_per_lookup = static_cast<double>(probe.suspensions) / static_cast<double>(n);
+  // A stage is one lookup's step from one likely miss to the next. Where a
+  // slot advances several lookups per resume, a suspension ends a stage of
+  // each, and they share its switch.
+  const auto per_slot = static_cast<double>(w.lookups_per_slot());
+  r.stages_per_lookup = static_cast<double>(probe.suspensions) * per_slot / static_cast<double>(n);
   r.sequential_ns = median(seq_cold);
   const double s = std::max(r.stages_per_lookup, 1e-9);
   r.costs.compute_ns = median(seq_warm) / s;
@@ -64,7 +68,8 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   // The switch as the cached runs show it, or as the bare microbenchmark
   // times it where the cached interleaved run came out no slower (the
   // out-of-order core overlapped its switches with the lookups' work).
-  r.costs.switch_ns = std::max(std::max(median(int_warm) - median(seq_warm), 0.0) / s, switch_cost_ns());
+  r.costs.switch_ns =
+      std::max(std::max(median(int_warm) - median(seq_warm), 0.0) / s, switch_cost_ns() / per_slot);
   r.costs.miss_ns = memory.miss_latency_ns;
   // Each lookup in flight has one miss outstanding at a time: a group past
   // the misses the memory system overlaps buys nothing.
@@ -129,6 +134,7 @@ std::vector<nlohmann::ordered_json> to_json(const lookup_workload& w, std::size_
   s["structure"] = w.structure();
   s["keys"] = keys;
   s["lookups"] = w.lookups();
+  s["lookups_per_slot"] = w.lookups_per_slot();
   s["stages_per_lookup"] = r.stages_per_lookup;
   s["compute_ns"] = r.costs.compute_ns;
   s["stall_ns"] = r.costs.stall_ns;

@@ -131,6 +131,8 @@ nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workl
   j["structure"] = workload.structure();
   j["variant"] = variant_name(row.v);
   j["group"] = row.group;
+  // coro's and auto's group counts lookups in flight; a slot of their ring holds this many.
+  if (row.v == variant::coro || row.v == variant::adaptive) j["lookups_per_slot"] = workload.lookups_per_slot();
   j["threads"] = row.threads;
   j["keys"] = options.spec.keys;
   j["bytes"] = workload.bytes();

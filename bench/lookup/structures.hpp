@@ -29,6 +29,17 @@ namespace weave::bench {
 // Reports build progress as a fraction in [0, 1].
 using progress_fn = std::function<void(double)>;
 
+// Lookups one slot of a ring holds at once: Traits::lookups_per_slot where
+// the structure's streamed lookup runs several, else 1.
+template <class Traits>
+constexpr std::size_t lookups_per_slot() {
+  if constexpr (requires { Traits::lookups_per_slot; }) {
+    return Traits::lookups_per_slot;
+  } else {
+    return 1;
+  }
+}
+
 inline std::uint64_t checksum_term(std::size_t v) { return v; }
 template <class T>
 std::uint64_t checksum_term(const std::optional<T>& v) {
@@ -41,6 +52,8 @@ struct binary_search_int {
   using structure = sorted_array<std::int32_t>;
   using key = std::int32_t;
   static constexpr std::size_t bytes_per_key = sizeof(key);
+  // Searches one slot of a ring runs at once (sorted_array.hpp).
+  static constexpr std::size_t lookups_per_slot = searches_per_slot;
 
   static structure build(std::size_t n, std::uint64_t seed, const progress_fn& progress) {
     huge_buffer<key> keys(n);
@@ -70,6 +83,8 @@ struct binary_search_str {
   using structure = sorted_array<key16>;
   using key = key16;
   static constexpr std::size_t bytes_per_key = sizeof(key);
+  // Searches one slot of a ring runs at once (sorted_array.hpp).
+  static constexpr std::size_t lookups_per_slot = searches_per_slot;
 
   static structure build(std::size_t n, std::uint64_t seed, const progress_fn& progress) {
     huge_buffer<key> keys(n);

@@ -47,6 +47,8 @@ class lookup_workload {
   virtual std::string_view structure() const = 0;
   virtual std::size_t bytes() const = 0;
   virtual std::size_t lookups() const = 0;
+  // Lookups one slot of the coro variant's ring runs at once.
+  virtual std::size_t lookups_per_slot() const = 0;
   virtual variant_result run(variant v, std::size_t group, std::size_t first, std::size_t last,
                              const adaptive_options& options) const = 0;
 };
@@ -71,10 +73,12 @@ class structure_workload final : public lookup_workload {
   std::string_view structure() const override { return Traits::name; }
   std::size_t bytes() const override { return structure_.bytes(); }
   std::size_t lookups() const override { return keys_.size(); }
+  std::size_t lookups_per_slot() const override { return bench::lookups_per_slot<Traits>(); }
 
   variant_result run(variant v, std::size_t group, std::size_t first, std::size_t last,
                      const adaptive_options& options) const override {
     const std::span<const key> keys(keys_.data() + first, last - first);
+    constexpr std::size_t per_slot = bench::lookups_per_slot<Traits>();
     variant_result r;
     auto make = [&](auto policy, std::size_t i) {
       return Traits::template lookup<decltype(policy)>(structure_, keys_[i]);
@@ -87,11 +91,14 @@ class structure_workload final : public lookup_workload {
       case variant::naive: r.checksum = baselines::naive_lookup(structure_, keys); break;
       case variant::gp: r.checksum = baselines::gp_lookup(structure_, keys, group); break;
       case variant::amac: r.checksum = baselines::amac_lookup(structure_, keys, group); break;
-      case variant::coro:
-        r.suspensions = interleaved_scheduler{group}.run(first, last, streamed_lookups, sink).suspensions;
+      case variant::coro: {
+        // `group` counts lookups in flight, as for gp and amac.
+        const std::size_t slots = (group + per_slot - 1) / per_slot;
+        r.suspensions = interleaved_scheduler{slots}.run(first, last, streamed_lookups, sink).suspensions;
         r.interleaved = true;
-        r.group = group;
+        r.group = slots * per_slot;
         break;
+      }
       case variant::coro_task:
         r.suspensions = interleaved_scheduler{group}.run(first, last, make, sink).suspensions;
         r.interleaved = true;
@@ -104,7 +111,7 @@ class structure_workload final : public lookup_workload {
         adaptive_scheduler scheduler{options};
         r.suspensions = scheduler.run(first, last, streamed_lookups, sink).suspensions;
         r.interleaved = scheduler.decision().interleave;
-        r.group = r.interleaved ? scheduler.decision().group : 1;
+        r.group = r.interleaved ? scheduler.decision().group * per_slot : 1;
         break;
       }
     }

@@ -111,5 +111,46 @@ TEST(request_stream, a_slot_takes_its_next_request_as_soon_as_one_finishes) {
   EXPECT_EQ(in_flight, 0);
 }
 
+// Takes up to three requests before it delivers any, suspends once, and
+// delivers them last first, by ticket where the stream has tickets.
+template <class Policy, request_stream<std::size_t, std::size_t> Requests>
+typename Requests::task_type three_at_once(const std::vector<int>& data, Requests requests) {
+  constexpr std::size_t most = ticketed_request_stream<Requests, std::size_t, std::size_t> ? 3 : 1;
+  for (;;) {
+    std::size_t argument[most];
+    std::size_t ticket[most];
+    std::size_t taken = 0;
+    while (taken < most && requests.next()) {
+      argument[taken] = requests.argument();
+      if constexpr (most > 1) ticket[taken] = requests.ticket();
+      ++taken;
+    }
+    if (taken == 0) break;
+    co_await load<Policy>(data[taken]);
+    for (std::size_t j = taken; j-- > 0;) {
+      if constexpr (most > 1) {
+        requests.deliver_to(ticket[j], argument[j] * argument[j]);
+      } else {
+        requests.deliver(argument[j] * argument[j]);
+      }
+    }
+  }
+  co_return requests.finish();
+}
+
+TEST(request_stream, a_slot_holding_several_requests_delivers_each_by_its_ticket_in_every_mode) {
+  static_assert(!ticketed_request_stream<one_request<std::size_t, std::size_t>, std::size_t, std::size_t>);
+  const std::vector<int> data(8, 1);
+  // 1000 requests: every group leaves some slot with fewer than three at the end.
+  std::vector<std::size_t> expected(1000);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i * i;
+  testing::expect_every_mode<std::size_t>(
+      expected.size(),
+      streamed([&data](auto policy, auto requests) { return three_at_once<decltype(policy)>(data, requests); },
+               [](std::size_t i) { return i; }),
+      expected);
+  EXPECT_EQ(sync_wait(three_at_once<interleaved_policy>(data, one_request<std::size_t, std::size_t>{6})), 36u);
+}
+
 }  // namespace
 }  // namespace weave

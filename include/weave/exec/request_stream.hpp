@@ -50,6 +50,17 @@ concept request_stream = requires(S s) {
 } && (std::is_void_v<Result> ? requires(S s) { s.deliver(); }
                              : requires(S s) { s.deliver(std::declval<Result>()); });
 
+// A stream an operation may take several requests from before it delivers
+// them (a binary search advances a few in lockstep): ticket(), read right
+// after next(), names the request taken, and deliver_to(ticket, result)
+// delivers its result in any order. A stream of one request has no tickets:
+// an operation then takes one request at a time.
+template <class S, class Argument, class Result>
+concept ticketed_request_stream = request_stream<S, Argument, Result> && requires(S s) {
+  { s.ticket() } -> std::same_as<std::size_t>;
+} && (std::is_void_v<Result> ? requires(S s, std::size_t t) { s.deliver_to(t); }
+                             : requires(S s, std::size_t t) { s.deliver_to(t, std::declval<Result>()); });
+
 // A stream of one request, for awaiting an operation on one argument. The
 // result is a value (default-constructible, it starts out as R{}), which the
 // operation delivers before it finishes.
@@ -118,10 +129,11 @@ struct shared_requests {
 };
 
 // One slot's view of the shared requests: each next() takes the first one
-// left, and deliver() hands its result to the sink under its index. It keeps
-// its own pointers to what it uses on every request, so that reaching them
-// is one load from the frame rather than a chain through `shared`. A slot
-// lives within one batch, so it may keep the batch's end too.
+// left, and deliver() hands its result to the sink under its index
+// (deliver_to() under the index of an earlier one). It keeps its own
+// pointers to what it uses on every request, so that reaching them is one
+// load from the frame rather than a chain through `shared`. A slot lives
+// within one batch, so it may keep the batch's end too.
 template <class Shared>
 class slot_requests {
  public:
@@ -139,6 +151,12 @@ class slot_requests {
   template <class... Result>
   void deliver(Result&&... result) {
     (*sink_)(current_, std::forward<Result>(result)...);
+  }
+  // The request's index is its ticket.
+  std::size_t ticket() const noexcept { return current_; }
+  template <class... Result>
+  void deliver_to(std::size_t ticket, Result&&... result) {
+    (*sink_)(ticket, std::forward<Result>(result)...);
   }
   void finish() const noexcept {}
 

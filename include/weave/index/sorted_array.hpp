@@ -5,11 +5,12 @@
 // step and a conditional move picks the half, so the only stall left is the
 // load of the probe. The first probes of every search hit the same few
 // elements and stay cached; deeper probes land on random lines and miss. The
-// lookup therefore suspends only below the cached levels, and only while the
-// remaining range spans more than one cache line (after that every probe falls
-// in a line already fetched).
+// lookup therefore suspends only below the cached levels, and once more for
+// the second line a range of a line's width may straddle (after that every
+// probe falls in a line already fetched).
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,14 @@ bool spans_lines(const T* base, std::size_t n) noexcept {
   return first / machine::cache_line != last / machine::cache_line;
 }
 
+// Searches a slot of a ring advances at each resume, when its stream lets it
+// hold several requests (ticketed_request_stream). A level of a search is a
+// compare and a conditional move, a few instructions against the few dozen
+// of a suspension and a resume; four searches in lockstep share one
+// suspension (docs/results/lookups.md has the measurements). A ring's group
+// counts slots, so each of its slots has four probes in flight.
+inline constexpr std::size_t searches_per_slot = 4;
+
 // For each key of `requests`, the position of the first element not less
 // than it (size() if none).
 //
@@ -81,41 +90,73 @@ bool spans_lines(const T* base, std::size_t n) noexcept {
 // inside one line run as plain loops whose state stays in registers; only the
 // levels in between, where every probe is a likely miss, suspend. (A single
 // loop with a conditional suspend keeps its state in the coroutine frame on
-// every level, which costs more than the cached probes.) The middle loop runs
-// until the range fits in one line, not merely until it is a line wide: a
-// 64-byte range usually straddles two lines, and an unprefetched second line
-// costs a whole DRAM miss.
+// every level, which costs more than the cached probes.) Every search of
+// the array halves the same widths, so the searches of one slot go in
+// lockstep. Once the range is no wider than a line it may still straddle
+// two: the line of its first element is cached (it is the array's start or
+// an earlier probe), and the other is fetched with one more suspension, for
+// the last levels.
 template <execution_policy Policy, class T, class Less, request_stream<T, std::size_t> Requests>
 typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Requests requests) {
-  while (requests.next()) {
-    const T key = requests.argument();
-    const T* base = array.data();
+  constexpr std::size_t width =
+      Policy::suspends && ticketed_request_stream<Requests, T, std::size_t> ? searches_per_slot : 1;
+  constexpr std::size_t per_line = std::max<std::size_t>(machine::cache_line / sizeof(T), 1);
+  for (;;) {
+    std::array<T, width> key;
+    std::array<std::size_t, width> ticket{};
+    std::size_t taken = 0;
+    while (taken < width && requests.next()) {
+      key[taken] = requests.argument();
+      if constexpr (width > 1) ticket[taken] = requests.ticket();
+      ++taken;
+    }
+    if (taken == 0) break;
+    // At the end of the stream the empty places search the first key again.
+    for (std::size_t j = taken; j < width; ++j) key[j] = key[0];
+    const auto deliver = [&](std::size_t j, std::size_t position) {
+      if constexpr (width > 1) {
+        requests.deliver_to(ticket[j], position);
+      } else {
+        requests.deliver(position);
+      }
+    };
     std::size_t n = array.size();
     if (n == 0) {
-      requests.deliver(std::size_t{0});
+      for (std::size_t j = 0; j < taken; ++j) deliver(j, 0);
       continue;
     }
-    // A policy that never suspends needs no split: all levels run in the
-    // middle loop, which is then the plain branchless loop.
+    std::array<const T*, width> base;
+    base.fill(array.data());
+    // A policy that never suspends needs no split: the middle and last loops
+    // then run every level as the plain branchless loop.
     const unsigned hot = Policy::suspends ? array.hot_levels() : 0;
     for (unsigned depth = 0; n > 1 && depth < hot; ++depth) {
       const std::size_t half = n / 2;
-      base = array.narrow(base, half, base[half], key);
+      for (std::size_t j = 0; j < width; ++j) base[j] = array.narrow(base[j], half, base[j][half], key[j]);
       n -= half;
     }
-    while (Policy::suspends ? spans_lines(base, n) : n > 1) {
+    while (n > per_line) {
       const std::size_t half = n / 2;
-      // Hides the miss on the probe of a level below the cached ones.
-      const T probe = co_await load<Policy>(base[half]);
-      base = array.narrow(base, half, probe, key);
+      // Hides the misses on the probes of a level below the cached ones.
+      for (std::size_t j = 1; j < width; ++j) detail::prefetch_line(base[j] + half);
+      (void)co_await load<Policy>(base[0][half]);
+      for (std::size_t j = 0; j < width; ++j) base[j] = array.narrow(base[j], half, base[j][half], key[j]);
       n -= half;
+    }
+    if constexpr (Policy::suspends) {
+      if (n > 1 && (width > 1 || spans_lines(base[0], n))) {
+        for (std::size_t j = 1; j < width; ++j) detail::prefetch_line(base[j] + n - 1);
+        (void)co_await load<Policy>(base[0][n - 1]);
+      }
     }
     while (n > 1) {
       const std::size_t half = n / 2;
-      base = array.narrow(base, half, base[half], key);
+      for (std::size_t j = 0; j < width; ++j) base[j] = array.narrow(base[j], half, base[j][half], key[j]);
       n -= half;
     }
-    requests.deliver(static_cast<std::size_t>(base - array.data()) + (array.less(*base, key) ? 1 : 0));
+    for (std::size_t j = 0; j < taken; ++j) {
+      deliver(j, static_cast<std::size_t>(base[j] - array.data()) + (array.less(*base[j], key[j]) ? 1 : 0));
+    }
   }
   co_return requests.finish();
 }
