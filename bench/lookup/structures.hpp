@@ -141,6 +141,8 @@ struct btree_lookup {
   using structure = btree;
   using key = std::uint64_t;
   static constexpr std::size_t bytes_per_key = btree::node_bytes / btree::leaf_node::capacity + 8;
+  // Descents one slot of a ring runs at once (btree.hpp).
+  static constexpr std::size_t lookups_per_slot = descents_per_slot;
 
   static std::uint64_t key_of(std::size_t i, std::uint64_t seed) { return 3 * i + scramble(i ^ seed) % 3; }
 

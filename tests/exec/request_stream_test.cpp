@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "support/every_mode.hpp"
@@ -150,6 +151,34 @@ TEST(request_stream, a_slot_holding_several_requests_delivers_each_by_its_ticket
                [](std::size_t i) { return i; }),
       expected);
   EXPECT_EQ(sync_wait(three_at_once<interleaved_policy>(data, one_request<std::size_t, std::size_t>{6})), 36u);
+}
+
+// The same through request_batch: the places past the last request repeat
+// the first argument, which the operation checks.
+template <class Policy, request_stream<std::size_t, std::size_t> Requests>
+typename Requests::task_type three_in_a_batch(const std::vector<int>& data, Requests requests) {
+  constexpr std::size_t width = ticketed_request_stream<Requests, std::size_t, std::size_t> ? 3 : 1;
+  request_batch<width, std::size_t, Requests> batch;
+  while (batch.take(requests)) {
+    co_await load<Policy>(data[batch.size()]);
+    for (std::size_t j = batch.size(); j < width; ++j) {
+      if (batch[j] != batch[0]) throw std::logic_error("an empty place does not repeat the first argument");
+    }
+    for (std::size_t j = batch.size(); j-- > 0;) batch.deliver(requests, j, batch[j] * batch[j]);
+  }
+  co_return requests.finish();
+}
+
+TEST(request_stream, a_request_batch_takes_and_answers_several_requests_in_every_mode) {
+  const std::vector<int> data(8, 1);
+  std::vector<std::size_t> expected(1000);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i * i;
+  testing::expect_every_mode<std::size_t>(
+      expected.size(),
+      streamed([&data](auto policy, auto requests) { return three_in_a_batch<decltype(policy)>(data, requests); },
+               [](std::size_t i) { return i; }),
+      expected);
+  EXPECT_EQ(sync_wait(three_in_a_batch<interleaved_policy>(data, one_request<std::size_t, std::size_t>{5})), 25u);
 }
 
 }  // namespace

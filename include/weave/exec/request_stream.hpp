@@ -29,6 +29,7 @@
 //                   return find<decltype(policy)>(table, requests); },
 //                 [&](std::size_t i) { return keys[i]; }), sink);
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
@@ -60,6 +61,46 @@ concept ticketed_request_stream = request_stream<S, Argument, Result> && require
   { s.ticket() } -> std::same_as<std::size_t>;
 } && (std::is_void_v<Result> ? requires(S s, std::size_t t) { s.deliver_to(t); }
                              : requires(S s, std::size_t t) { s.deliver_to(t, std::declval<Result>()); });
+
+// Up to Width requests of a stream, taken together by an operation that
+// runs them in lockstep (Width above 1 needs a ticketed_request_stream).
+// take() fills as many places as the stream has requests and repeats the
+// first argument in the rest, so the lockstep needs no test for them;
+// deliver(requests, j, result) answers place j, which must hold a request
+// (j < size()).
+template <std::size_t Width, class Argument, class Requests>
+class request_batch {
+  static_assert(Width >= 1);
+
+ public:
+  // False when the stream had no request left.
+  bool take(Requests& requests) {
+    taken_ = 0;
+    while (taken_ < Width && requests.next()) {
+      argument_[taken_] = requests.argument();
+      if constexpr (Width > 1) ticket_[taken_] = requests.ticket();
+      ++taken_;
+    }
+    for (std::size_t j = taken_; j > 0 && j < Width; ++j) argument_[j] = argument_[0];
+    return taken_ > 0;
+  }
+  std::size_t size() const noexcept { return taken_; }
+  const Argument& operator[](std::size_t j) const noexcept { return argument_[j]; }
+
+  template <class... Result>
+  void deliver(Requests& requests, std::size_t j, Result&&... result) {
+    if constexpr (Width > 1) {
+      requests.deliver_to(ticket_[j], std::forward<Result>(result)...);
+    } else {
+      requests.deliver(std::forward<Result>(result)...);
+    }
+  }
+
+ private:
+  std::array<Argument, Width> argument_{};
+  std::array<std::size_t, Width> ticket_{};
+  std::size_t taken_ = 0;
+};
 
 // A stream of one request, for awaiting an operation on one argument. The
 // result is a value (default-constructible, it starts out as R{}), which the

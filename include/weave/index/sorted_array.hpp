@@ -101,28 +101,11 @@ typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Req
   constexpr std::size_t width =
       Policy::suspends && ticketed_request_stream<Requests, T, std::size_t> ? searches_per_slot : 1;
   constexpr std::size_t per_line = std::max<std::size_t>(machine::cache_line / sizeof(T), 1);
-  for (;;) {
-    std::array<T, width> key;
-    std::array<std::size_t, width> ticket{};
-    std::size_t taken = 0;
-    while (taken < width && requests.next()) {
-      key[taken] = requests.argument();
-      if constexpr (width > 1) ticket[taken] = requests.ticket();
-      ++taken;
-    }
-    if (taken == 0) break;
-    // At the end of the stream the empty places search the first key again.
-    for (std::size_t j = taken; j < width; ++j) key[j] = key[0];
-    const auto deliver = [&](std::size_t j, std::size_t position) {
-      if constexpr (width > 1) {
-        requests.deliver_to(ticket[j], position);
-      } else {
-        requests.deliver(position);
-      }
-    };
+  request_batch<width, T, Requests> key;
+  while (key.take(requests)) {
     std::size_t n = array.size();
     if (n == 0) {
-      for (std::size_t j = 0; j < taken; ++j) deliver(j, 0);
+      for (std::size_t j = 0; j < key.size(); ++j) key.deliver(requests, j, std::size_t{0});
       continue;
     }
     std::array<const T*, width> base;
@@ -154,8 +137,9 @@ typename Requests::task_type lower_bound(const sorted_array<T, Less>& array, Req
       for (std::size_t j = 0; j < width; ++j) base[j] = array.narrow(base[j], half, base[j][half], key[j]);
       n -= half;
     }
-    for (std::size_t j = 0; j < taken; ++j) {
-      deliver(j, static_cast<std::size_t>(base[j] - array.data()) + (array.less(*base[j], key[j]) ? 1 : 0));
+    for (std::size_t j = 0; j < key.size(); ++j) {
+      key.deliver(requests, j,
+                  static_cast<std::size_t>(base[j] - array.data()) + (array.less(*base[j], key[j]) ? 1 : 0));
     }
   }
   co_return requests.finish();

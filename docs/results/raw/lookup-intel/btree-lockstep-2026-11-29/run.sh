@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Old (OLD, f3301ca: one descent per slot) and new (NEW: two descents per
+# slot in lockstep) binaries in turn, PAIRS pairs, the order reversed in
+# every other pair; each line gets "binary":"old"|"new" and lands in
+# <structure>-<keys>.jsonl.
+set -euo pipefail
+: "${OLD:?path to the old weave}" "${NEW:?path to the new weave}"
+PAIRS=${PAIRS:-4}
+out=$(cd "$(dirname "$0")" && pwd)
+run() {  # label binary file args...
+  local label=$1 bin=$2 file=$3
+  shift 3
+  "$bin" bench lookup "$@" 2>/dev/null | sed "s/^{/{\"binary\":\"$label\",/" >> "$out/$file.jsonl"
+}
+pairs() {  # file args...
+  local file=$1
+  shift
+  for i in $(seq "$PAIRS"); do
+    order="old new"; [ $((i % 2)) -eq 0 ] && order="new old"
+    for side in $order; do
+      bin=$OLD; [ "$side" = new ] && bin=$NEW
+      run "$side" "$bin" "$file" "$@"
+    done
+  done
+}
+pairs btree-100M --structure btree --keys 100M --lookups 2M \
+  --variants naive,gp,amac,coro,auto --group 8,16,24,32,48 --repeat 3
+PAIRS=2 pairs btree-1M --structure btree --keys 1M --lookups 4M \
+  --variants naive,gp,coro,coro-sequential,auto --group 8,16,32 --repeat 3
