@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -190,15 +189,6 @@ class btree {
 // four lines a node for each: two measured best (docs/results/lookups.md).
 inline constexpr std::size_t descents_per_slot = 2;
 
-namespace detail {
-// Every line of a node, with no suspension (the node a slot's other
-// descents read after the first one's resume).
-template <class Node>
-void prefetch_node(const Node& node) noexcept {
-  prefetch_lines(std::assume_aligned<alignof(Node)>(&node), sizeof(Node));
-}
-}  // namespace detail
-
 // For each key of `requests`, the value of the first entry whose key equals
 // it, if any. The top levels run as a plain descent, state in registers;
 // each level below them, and the leaf, is one suspension for all of a
@@ -225,7 +215,7 @@ typename Requests::task_type find(const btree& tree, Requests requests) {
       // Hides the miss on an inner node below the cached levels (all four
       // lines: as an aligned object, four prefetch instructions, where a
       // pointer and a size cost a line count and a jump into an unrolled loop).
-      for (std::size_t j = 1; j < width; ++j) detail::prefetch_node(tree.inner(node[j]));
+      for (std::size_t j = 1; j < width; ++j) detail::prefetch_object(tree.inner(node[j]));
       co_await prefetch<Policy>(tree.inner(node[0]));
       for (std::size_t j = 0; j < width; ++j) {
         const btree::inner_node& inner = tree.inner(node[j]);
@@ -235,7 +225,7 @@ typename Requests::task_type find(const btree& tree, Requests requests) {
     // Hides the miss on the leaf, unless the whole tree is cached.
     const bool cold = depth >= tree.hot_levels();
     if (cold) {
-      for (std::size_t j = 1; j < width; ++j) detail::prefetch_node(tree.leaf(node[j]));
+      for (std::size_t j = 1; j < width; ++j) detail::prefetch_object(tree.leaf(node[j]));
     }
     co_await prefetch<Policy>(tree.leaf(node[0]), cold);
     for (std::size_t j = 0; j < key.size(); ++j) {

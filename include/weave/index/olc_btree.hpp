@@ -508,9 +508,7 @@ class basic_olc_btree<Key>::descent {
         }
         child_ = c;
         cold_ = depth_++ >= hot_levels_;
-        // Aligned: the line count folds to a constant, no jump into an unrolled loop.
-        if (cold_ && prefetch_cold_nodes_)
-          weave::detail::prefetch_lines(std::assume_aligned<alignof(node)>(c), sizeof(node));
+        if (cold_ && prefetch_cold_nodes_) weave::detail::prefetch_object(*c);
         return c;
       }
       const unsigned pos = n_->lower_bound(key_, search_);
