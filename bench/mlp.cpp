@@ -22,7 +22,9 @@ struct mlp_probe::impl {
 };
 
 mlp_probe::mlp_probe(std::size_t bytes, bool verbose) : impl_(std::make_unique<impl>()) {
-  const std::size_t n = bytes / sizeof(line);
+  // Whole blocks of 16 lines, so that a chase's blocks (ns_per_miss's
+  // `lines`) never reach past the end.
+  const std::size_t n = bytes / sizeof(line) / 16 * 16;
   if (bytes < min_bytes) throw std::invalid_argument("the MLP probe needs at least 64 KiB");
   impl_->lines = huge_buffer<line>(n);
   line* l = impl_->lines.data();
@@ -44,8 +46,30 @@ mlp_probe::~mlp_probe() = default;
 
 std::size_t mlp_probe::bytes() const noexcept { return impl_->lines.bytes(); }
 
-double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses) const {
+namespace {
+
+// One step of every chain: each reads the line its chain is at, and with it
+// the rest of that line's aligned block of Lines lines (prefetched, as a
+// B+-tree step takes a node).
+template <std::size_t Lines>
+void chase(const line* l, std::array<std::uint64_t, 64>& at, std::size_t chains, std::size_t steps) {
+  for (std::size_t s = 0; s < steps; ++s) {
+    for (std::size_t c = 0; c < chains; ++c) {
+      if constexpr (Lines > 1) {
+        const line* block = l + (at[c] & ~std::uint64_t{Lines - 1});
+        for (std::size_t k = 0; k < Lines; ++k) __builtin_prefetch(block + k, 0, 3);
+      }
+      at[c] = l[at[c]].next;  // independent misses
+    }
+  }
+}
+
+}  // namespace
+
+double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses, std::size_t lines) const {
   if (chains < 1 || chains > 64) throw std::invalid_argument("chains must be between 1 and 64");
+  if (lines != 1 && lines != 2 && lines != 4 && lines != 8 && lines != 16)
+    throw std::invalid_argument("lines per step must be 1, 2, 4, 8 or 16");
   const line* l = impl_->lines.data();
   const std::size_t n = impl_->lines.size();
   std::array<std::uint64_t, 64> at{};
@@ -53,8 +77,12 @@ double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses) const {
   for (std::size_t c = 0; c < chains; ++c) at[c] = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   const std::size_t steps = std::max<std::size_t>(misses / chains, 1);
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t s = 0; s < steps; ++s) {
-    for (std::size_t c = 0; c < chains; ++c) at[c] = l[at[c]].next;  // independent misses
+  switch (lines) {
+    case 1: chase<1>(l, at, chains, steps); break;
+    case 2: chase<2>(l, at, chains, steps); break;
+    case 4: chase<4>(l, at, chains, steps); break;
+    case 8: chase<8>(l, at, chains, steps); break;
+    default: chase<16>(l, at, chains, steps); break;
   }
   const auto stop = std::chrono::steady_clock::now();
   std::uint64_t sum = 0;

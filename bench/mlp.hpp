@@ -24,8 +24,11 @@ class mlp_probe {
   mlp_probe(const mlp_probe&) = delete;
   mlp_probe& operator=(const mlp_probe&) = delete;
 
-  // Nanoseconds per miss with `chains` chains in flight (1..64).
-  double ns_per_miss(std::size_t chains, std::size_t misses = 4'000'000) const;
+  // Nanoseconds per miss with `chains` chains in flight (1..64). With
+  // `lines` above 1 (2, 4, 8 or 16), a step reads the aligned block of that
+  // many lines around the line it is at, as a B+-tree step reads a node:
+  // the time is then per step.
+  double ns_per_miss(std::size_t chains, std::size_t misses = 4'000'000, std::size_t lines = 1) const;
 
   // Nanoseconds per miss of one chain whose every load waits for the one
   // before, with a software prefetch issued `distance` loads ahead (0: none).

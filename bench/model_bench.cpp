@@ -24,6 +24,11 @@ double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, s
          static_cast<double>(passes * (last - first));
 }
 
+// Lookups in flight for a requested group: whole slots of `width` lookups.
+std::size_t in_whole_slots(std::size_t group, std::size_t width) {
+  return (std::max<std::size_t>(group, 1) + width - 1) / width * width;
+}
+
 }  // namespace
 
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat) {
@@ -31,12 +36,15 @@ void validate_model_options(const std::vector<std::size_t>& groups, std::size_t 
   check_repeat(repeat);
 }
 
-double miss_latency_ns(std::size_t structure_bytes, bool verbose) {
+memory_limits measure_memory(std::size_t structure_bytes, bool verbose) {
   const std::size_t bytes = std::clamp<std::size_t>(structure_bytes, mlp_probe::min_bytes, std::size_t{4} << 30);
   const mlp_probe probe(bytes, verbose);
+  memory_limits m;
   std::vector<double> runs;
   for (int k = 0; k < 3; ++k) runs.push_back(probe.ns_per_miss(1, 300'000));
-  return median(runs);
+  m.miss_latency_ns = median(runs);
+  m.ns_per_miss = best_ns_per_miss(probe, &m.misses_in_flight);
+  return m;
 }
 
 model_report measure_model(const lookup_workload& w, const std::vector<std::size_t>& groups,
@@ -59,8 +67,9 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   // A stage is one lookup's step from one likely miss to the next. Where a
   // slot advances several lookups per resume, a suspension ends a stage of
   // each, and they share its switch.
-  const auto per_slot = static_cast<double>(w.lookups_per_slot());
-  r.stages_per_lookup = static_cast<double>(probe.suspensions) * per_slot / static_cast<double>(n);
+  const std::size_t width = w.lookups_per_slot();
+  const auto per_slot = static_cast<double>(width);
+  r.stages_per_lookup = static_cast<double>(probe.stages) / static_cast<double>(n);
   r.sequential_ns = median(seq_cold);
   const double s = std::max(r.stages_per_lookup, 1e-9);
   r.costs.compute_ns = median(seq_warm) / s;
@@ -73,19 +82,20 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   r.costs.miss_ns = memory.miss_latency_ns;
   // Each lookup in flight has one miss outstanding at a time: a group past
   // the misses the memory system overlaps buys nothing.
-  r.predicted_group = group_size(r.costs, std::max<std::size_t>(memory.misses_in_flight, 1));
+  // A ring holds whole slots, so a group of lookups in flight is a multiple
+  // of the lookups a slot runs: the prediction rounds up (a larger group
+  // still hides every stall), and so does each group swept.
+  r.predicted_group =
+      in_whole_slots(group_size(r.costs, std::max<std::size_t>(memory.misses_in_flight, 1)), width);
   r.predicted_speedup = max_speedup(r.costs, memory.ns_per_miss);
   r.memory = memory;
 
   // The predicted group is always measured, so that its time can be set
   // against the best.
-  r.groups = groups;
-  if (std::find(r.groups.begin(), r.groups.end(), r.predicted_group) == r.groups.end()) {
-    const auto at = std::is_sorted(r.groups.begin(), r.groups.end())
-                        ? std::upper_bound(r.groups.begin(), r.groups.end(), r.predicted_group)
-                        : r.groups.end();
-    r.groups.insert(at, r.predicted_group);
-  }
+  for (std::size_t g : groups) r.groups.push_back(in_whole_slots(g, width));
+  r.groups.push_back(r.predicted_group);
+  std::sort(r.groups.begin(), r.groups.end());
+  r.groups.erase(std::unique(r.groups.begin(), r.groups.end()), r.groups.end());
   std::vector<std::vector<double>> samples(r.groups.size());
   for (std::size_t k = 0; k < repeat; ++k) {
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
@@ -113,6 +123,12 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   }
   r.measured_speedup = r.sequential_ns / best;
   r.best_ns = best;
+  for (std::size_t g = 0; g < r.groups.size(); ++g) {
+    if (r.measured_ns[g] <= best * near_best) {
+      r.knee_group = r.groups[g];
+      break;
+    }
+  }
   return r;
 }
 
@@ -147,6 +163,7 @@ std::vector<nlohmann::ordered_json> to_json(const lookup_workload& w, std::size_
   s["predicted_group"] = r.predicted_group;
   s["predicted_speedup"] = r.predicted_speedup;
   s["measured_group"] = r.measured_group;
+  s["knee_group"] = r.knee_group;
   s["measured_speedup"] = r.measured_speedup;
   // What choosing the model's group costs against the best group swept.
   s["predicted_group_ns_per_lookup"] = r.predicted_group_ns;

@@ -8,7 +8,9 @@
 //   T_switch  = (interleaved time on cached lookups - sequential cached) / stages,
 //               and never below the switch microbenchmark (exec/switch_cost.hpp)
 //   T_miss    = one miss alone: a pointer chase through a buffer of the
-//               structure's size (the longest stall, which sizes G)
+//               structure's size (the longest stall, which sizes G); the
+//               ceiling and the misses worth having in flight come from
+//               chases with many chains through the same buffer
 // The cached runs repeat a small set of lookups that fits in L2, so the path
 // through the structure is the same as in the cold runs. The predicted time
 // at each group still follows the mean stall (it reaches its floor near the
@@ -39,23 +41,33 @@ struct model_report {
   memory_limits memory;              // what it was given
   std::size_t predicted_group = 1;   // Formula 3.2
   double predicted_speedup = 1;      // Formula 3.4
-  std::vector<std::size_t> groups;
+  std::vector<std::size_t> groups;   // lookups in flight, ascending
   std::vector<double> measured_ns;   // coro per lookup at each group
   std::vector<double> predicted_ns;  // the model's time at each group
   std::size_t measured_group = 1;    // the fastest of `groups`
+  std::size_t knee_group = 1;        // the smallest of `groups` within near_best of the fastest
   double measured_speedup = 1;
   double best_ns = 0;             // coro per lookup at measured_group
   double predicted_group_ns = 0;  // and at predicted_group (always swept)
 };
+
+// Past the group that hides every stall the sweep's curve is flat, and which
+// group runs fastest there is up to noise. Formula 3.2 names the smallest
+// group that hides every stall, so the sweep's counterpart is the smallest
+// group within 5% of the fastest: the knee.
+inline constexpr double near_best = 1.05;
 
 // Throws std::invalid_argument, with a one-line reason, for a sweep that cannot run.
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat);
 
 model_report measure_model(const lookup_workload& workload, const std::vector<std::size_t>& groups,
                            std::size_t repeat, const memory_limits& memory, bool verbose);
-// One miss alone over a buffer of `structure_bytes` (at most 4 GiB), in ns:
-// what a pointer chase through it takes per step, page walks included.
-double miss_latency_ns(std::size_t structure_bytes, bool verbose);
+// What the memory system allows over a buffer of `structure_bytes` (at most
+// 4 GiB): pointer chases through it, page walks included, so that the
+// ceiling and the longest stall are those of the structure's size (on an
+// Intel VM a chase over 2 GiB took 10% longer a miss than over 1 GiB, and
+// one miss alone 20% longer).
+memory_limits measure_memory(std::size_t structure_bytes, bool verbose);
 
 std::vector<nlohmann::ordered_json> to_json(const lookup_workload& workload, std::size_t keys,
                                             const model_report& report);

@@ -145,6 +145,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     std::string bytes = "4Gi";
     std::string chains = "1,2,4,8,12,16,20,24,32,48,64";
     std::string prefetch_distances;
+    std::size_t lines = 1;
     std::size_t repeat = 3;
     bool quiet = false;
   };
@@ -158,6 +159,11 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
                       "comma-separated distances (0..1024): also time one chain of waited-for misses with a "
                       "software prefetch this many loads ahead (0: none), which shows whether prefetches land")
       ->check(size_list);
+  mlp_cmd
+      ->add_option("--lines", mlp->lines,
+                   "lines each step of a chain reads (1, 2, 4, 8 or 16: an aligned block, as a B+-tree "
+                   "step reads a node); the time is then per step")
+      ->capture_default_str();
   mlp_cmd->add_option("--repeat", mlp->repeat, "runs per chain count: a line each, then their aggregates")
       ->capture_default_str();
   mlp_cmd->add_flag("--quiet", mlp->quiet, "no progress on stderr");
@@ -171,6 +177,8 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
                                                            : parse_sizes(mlp->prefetch_distances);
     for (std::size_t d : distances)
       if (d > 1024) throw std::invalid_argument(fmt::format("prefetch distance {} is outside 0..1024", d));
+    if (mlp->lines != 1 && mlp->lines != 2 && mlp->lines != 4 && mlp->lines != 8 && mlp->lines != 16)
+      throw std::invalid_argument(fmt::format("--lines {} is not 1, 2, 4, 8 or 16", mlp->lines));
     bench::check_repeat(mlp->repeat);
     require_memory(bytes, "--bytes");
     print(bench_context(1));
@@ -192,7 +200,8 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
       print(base);
     };
     for (std::size_t c : chains) {
-      report({{"bench", "mlp"}, {"bytes", bytes}, {"chains", c}}, [&] { return probe.ns_per_miss(c); });
+      report({{"bench", "mlp"}, {"bytes", bytes}, {"chains", c}, {"lines", mlp->lines}},
+             [&] { return probe.ns_per_miss(c, 4'000'000, mlp->lines); });
     }
     for (std::size_t d : distances) {
       report({{"bench", "mlp"}, {"probe", "prefetch"}, {"bytes", bytes}, {"chains", 1}, {"prefetch_distance", d}},
@@ -223,16 +232,10 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     const auto groups = parse_sizes(model->groups);
     validate(spec);
     validate_model_options(groups, model->repeat);
-    const std::size_t probe_bytes = std::size_t{1} << 30;
-    require_memory(saturating_add(estimated_bytes(spec), probe_bytes), "this benchmark");
+    require_memory(estimated_bytes(spec), "this benchmark");
     print(bench_context(1));
-    memory_limits memory;
-    {
-      const mlp_probe probe(probe_bytes, bench::progress_wanted(model->quiet));
-      memory.ns_per_miss = best_ns_per_miss(probe, &memory.misses_in_flight);
-    }
     // Before the structure is built, so that the two never take memory at once.
-    memory.miss_latency_ns = miss_latency_ns(estimated_bytes(spec), bench::progress_wanted(model->quiet));
+    const memory_limits memory = measure_memory(estimated_bytes(spec), bench::progress_wanted(model->quiet));
     const auto workload = make_workload(spec, bench::progress_wanted(model->quiet));
     const auto report = measure_model(*workload, groups, model->repeat, memory, bench::progress_wanted(model->quiet));
     const auto rows = to_json(*workload, spec.keys, report);

@@ -24,10 +24,17 @@ struct config {
   std::size_t threads;
   std::vector<double> ns;
   std::uint64_t checksum = 0;
-  std::size_t suspensions = 0;
+  std::size_t stages = 0;
   bool interleaved = false;
   std::size_t chosen_group = 1;
 };
+
+// The group a row reports: lookups in flight. coro's ring holds whole slots,
+// so its group is rounded up to a multiple of the lookups a slot runs; auto
+// reports the group it chose.
+std::size_t reported_group(const config& cfg) {
+  return cfg.v == variant::adaptive || cfg.v == variant::coro ? cfg.chosen_group : cfg.group;
+}
 
 }  // namespace
 
@@ -84,24 +91,24 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
         results[t] = workload.run(cfg.v, cfg.group, first, last, adaptive);
       });
       std::uint64_t checksum = 0;
-      std::size_t suspensions = 0;
+      std::size_t stages = 0;
       for (const auto& res : results) {
         checksum += res.checksum;
-        suspensions += res.suspensions;
+        stages += res.stages;
       }
       if (r > 0 && checksum != cfg.checksum) {
         throw std::runtime_error(fmt::format("{} gave checksum {} and then {}", variant_name(cfg.v),
                                              cfg.checksum, checksum));
       }
       cfg.checksum = checksum;
-      cfg.suspensions = suspensions;
+      cfg.stages = stages;
       cfg.interleaved = results[0].interleaved;
       cfg.chosen_group = results[0].group;
       cfg.ns.push_back(ns / static_cast<double>(lookups));
       if (each_repetition) {
         const bool is_auto = cfg.v == variant::adaptive;
-        lookup_row row{cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, cfg.ns.back(), cfg.checksum,
-                       static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
+        lookup_row row{cfg.v, reported_group(cfg), cfg.threads, cfg.ns.back(), cfg.checksum,
+                       static_cast<double>(cfg.stages) / static_cast<double>(lookups),
                        is_auto ? cfg.interleaved : is_coro(cfg.v), r + 1, {}};
         each_repetition(row);
       }
@@ -117,8 +124,8 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
                                            variant_name(configs.front().v), configs.front().checksum));
     }
     const bool is_auto = cfg.v == variant::adaptive;
-    rows.push_back({cfg.v, is_auto ? cfg.chosen_group : cfg.group, cfg.threads, median(cfg.ns), cfg.checksum,
-                    static_cast<double>(cfg.suspensions) / static_cast<double>(lookups),
+    rows.push_back({cfg.v, reported_group(cfg), cfg.threads, median(cfg.ns), cfg.checksum,
+                    static_cast<double>(cfg.stages) / static_cast<double>(lookups),
                     is_auto ? cfg.interleaved : is_coro(cfg.v), 0, cfg.ns});
   }
   return rows;
@@ -152,11 +159,11 @@ nlohmann::ordered_json to_json(const lookup_options& options, const lookup_workl
   j["checksum"] = row.checksum;
   if (row.v == variant::adaptive) j["interleaved"] = row.interleaved;
   if (is_coro(row.v)) {
-    j["misses_per_lookup"] = row.suspensions_per_lookup;
+    j["misses_per_lookup"] = row.stages_per_lookup;
     if (options.ns_per_miss > 0) {
       // Each thread has its own core and its own misses in flight.
       j["ceiling_ns_per_lookup"] =
-          row.suspensions_per_lookup * options.ns_per_miss / static_cast<double>(row.threads);
+          row.stages_per_lookup * options.ns_per_miss / static_cast<double>(row.threads);
     }
   }
   return j;

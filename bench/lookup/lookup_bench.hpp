@@ -25,11 +25,11 @@ struct lookup_options {
 
 struct lookup_row {
   variant v;
-  std::size_t group;
+  std::size_t group;  // lookups in flight
   std::size_t threads;
   double ns_per_lookup;  // wall time / lookups: one repetition's, or the median over repetitions
   std::uint64_t checksum;
-  double suspensions_per_lookup;
+  double stages_per_lookup;  // likely misses waited on (variant_result::stages) per lookup
   bool interleaved;      // for auto: what it chose
   std::size_t repetition = 0;      // 1.. for one repetition's row; 0 for the aggregate
   std::vector<double> ns_samples;  // the aggregate's: every repetition's ns_per_lookup

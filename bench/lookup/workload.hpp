@@ -28,6 +28,9 @@ variant parse_variant(std::string_view name);  // throws std::invalid_argument
 struct variant_result {
   std::uint64_t checksum = 0;
   std::size_t suspensions = 0;
+  // Likely misses the lookups waited on: a suspension of a slot that runs k
+  // lookups in lockstep ends a stage of each, so it counts k.
+  std::size_t stages = 0;
   bool interleaved = false;  // what `auto` chose
   std::size_t group = 1;     // the group `auto` chose
 };
@@ -95,12 +98,14 @@ class structure_workload final : public lookup_workload {
         // `group` counts lookups in flight, as for gp and amac.
         const std::size_t slots = (group + per_slot - 1) / per_slot;
         r.suspensions = interleaved_scheduler{slots}.run(first, last, streamed_lookups, sink).suspensions;
+        r.stages = r.suspensions * per_slot;
         r.interleaved = true;
         r.group = slots * per_slot;
         break;
       }
       case variant::coro_task:
         r.suspensions = interleaved_scheduler{group}.run(first, last, make, sink).suspensions;
+        r.stages = r.suspensions;
         r.interleaved = true;
         r.group = group;
         break;
@@ -110,6 +115,7 @@ class structure_workload final : public lookup_workload {
       case variant::adaptive: {
         adaptive_scheduler scheduler{options};
         r.suspensions = scheduler.run(first, last, streamed_lookups, sink).suspensions;
+        r.stages = r.suspensions * per_slot;
         r.interleaved = scheduler.decision().interleave;
         r.group = r.interleaved ? scheduler.decision().group * per_slot : 1;
         break;

@@ -48,6 +48,8 @@ expect_usage_error bench mlp --chains 65
 expect_usage_error bench mlp --bytes 1Ti
 expect_usage_error bench mlp --prefetch-distance 1025
 expect_usage_error bench mlp --prefetch-distance 4,x
+expect_usage_error bench mlp --lines 3
+expect_usage_error bench mlp --lines 0
 expect_usage_error bench nothing
 expect_usage_error
 expect_usage_error bench in-predicate --type float
