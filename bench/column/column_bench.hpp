@@ -6,7 +6,8 @@
 //
 //   sequential   the queries' tasks under sequential_scheduler
 //   interleaved  under interleaved_scheduler, for each group size
-//   auto         under adaptive_scheduler (calibrated on the first query)
+//   auto         under adaptive_scheduler (one per configuration, calibrated on the first
+//                queries: a query shorter than its windows is timed whole)
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -150,6 +151,60 @@ TEST(adaptive_scheduler, runs_sequentially_when_nothing_suspends) {
   std::size_t expected = 0;
   for (std::size_t i = 0; i < 10'000; ++i) expected += i * 5 * i * 5;
   EXPECT_EQ(sum, expected);
+}
+
+TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
+  const std::vector<int> data(8, 1);
+  adaptive_options options;
+  options.window = 64;
+  adaptive_scheduler scheduler{options};
+  std::size_t sum = 0;
+  const auto run = [&](std::size_t first, std::size_t last) {
+    scheduler.run(
+        first, last,
+        [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
+        [&](std::size_t, std::size_t v) { sum += v; });
+  };
+  // A run shorter than the shortest window is not timed.
+  for (std::size_t r = 0; r < 10; ++r) run(0, adaptive_scheduler::min_window - 1);
+  EXPECT_FALSE(scheduler.calibrated());
+  // Each run of 20 requests is one window: the probe group, then sequential.
+  run(0, 20);
+  EXPECT_FALSE(scheduler.calibrated());
+  run(0, 20);
+  EXPECT_TRUE(scheduler.calibrated());
+  EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < adaptive_scheduler::min_window - 1; ++i) expected += 10 * (i * 5 * i * 5);
+  for (std::size_t i = 0; i < 20; ++i) expected += 2 * (i * 5 * i * 5);
+  EXPECT_EQ(sum, expected);
+}
+
+// Runs of every length, short and long, through calibration and many
+// re-checks: every request runs once, with its own result.
+TEST(adaptive_scheduler, runs_each_request_once_across_windows_and_runs) {
+  const std::vector<int> data(8, 1);
+  adaptive_options options;
+  options.window = 32;
+  options.recheck_interval = 50;
+  options.max_recheck_interval = 200;
+  adaptive_scheduler scheduler{options};
+  std::mt19937_64 rng(3);
+  std::vector<std::size_t> seen;
+  for (std::size_t r = 0; r < 300; ++r) {
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, r % 7 == 0 ? 500 : 40)(rng);
+    seen.assign(n, 0);
+    const run_stats stats = scheduler.run(
+        n, [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i); },
+        [&](std::size_t i, std::size_t v) {
+          ASSERT_LT(i, n);
+          EXPECT_EQ(v, i * i);
+          ++seen[i];
+        });
+    EXPECT_EQ(stats.requests, n);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), std::size_t{1}), static_cast<std::ptrdiff_t>(n));
+  }
+  EXPECT_TRUE(scheduler.calibrated());
 }
 
 }  // namespace

@@ -2,26 +2,37 @@
 // Chooses, while it runs, between sequential and interleaved execution and the
 // group size, so that a caller need not know whether the data is cached.
 //
-// Calibration runs short windows of real requests: one sequential, one
-// interleaved with a probe group. Their times per request, the suspensions
-// counted in the interleaved window and the machine's switch cost give the
-// stage costs of the analytical model, which yields a group size (Formula
-// 3.2) and the speedup to expect (Formula 3.4). A third window runs the
-// model's group, and the fastest of the three wins; interleaving must beat
-// sequential by `min_gain`, so cached data runs sequentially.
+// Calibration times windows of real requests: one interleaved with a probe
+// group, one sequential. Their times per request, the suspensions counted in
+// the interleaved window and the machine's switch cost give the stage costs
+// of the analytical model, which yields a group size (Formula 3.2) and the
+// speedup to expect (Formula 3.4). A third window runs the model's group, and
+// the fastest of the three wins; interleaving must beat sequential by
+// `min_gain`, so cached data runs sequentially.
 // Every `recheck_interval` requests it times the current choice against
-// neighbours (sequential, a smaller and a larger group) on short windows and
-// keeps the fastest, once a second pair of windows confirms it: the data may
-// have grown, shrunk or gone cold. A re-check
-// that changes nothing doubles the interval to the next one (up to
-// `max_recheck_interval`), because the losing windows cost real time; for
-// the same reason a sequential window that lost before gets fewer requests.
+// neighbours (sequential, a smaller and a larger group) and keeps the
+// fastest, once a second pair of windows confirms it: the data may have
+// grown, shrunk or gone cold. A re-check that changes nothing doubles the
+// interval to the next one (up to `max_recheck_interval`), because the losing
+// windows cost real time; for the same reason a sequential window that lost
+// before gets fewer requests.
+//
+// A window is a slice of a run (`window` requests, or a sixth of a shorter
+// run, but at least `short_window`), or a whole run shorter than that (a
+// query that fetches a row's 200 columns is one run of 200 requests). So
+// many short runs calibrate and re-check across runs, each timed as it will
+// run: slices of a few dozen requests would overweight the ring's filling
+// and draining, which favoured small groups (G=3 against 16 on 200 columns,
+// at 1.3x-1.5x the time). Until the first window is timed, a run goes at the
+// probe group; between windows it goes with the best choice timed so far.
 //
 // Every request runs exactly once: the windows are part of the work.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <initializer_list>
 
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/model.hpp"
@@ -49,15 +60,23 @@ struct adaptive_decision {
 
 class adaptive_scheduler {
  public:
+  // Runs shorter than this are not timed: a window that short says little.
   static constexpr std::size_t min_window = 16;
+  // The shortest slice of a run that is timed as a window; a shorter run is
+  // timed whole. The ring fills and drains once per window, which in a few
+  // dozen requests would decide for small groups.
+  static constexpr std::size_t short_window = 256;
 
   explicit adaptive_scheduler(adaptive_options options = {}) : options_(options) {
     options_.max_group = std::clamp<std::size_t>(options_.max_group, 2, detail::max_group);
     options_.probe_group = std::clamp<std::size_t>(options_.probe_group, 2, options_.max_group);
-    options_.window = std::max<std::size_t>(options_.window, 1);
+    options_.window = std::max<std::size_t>(options_.window, min_window);
     options_.recheck_interval = std::max<std::size_t>(options_.recheck_interval, 1);
     options_.max_recheck_interval = std::max(options_.max_recheck_interval, options_.recheck_interval);
     interval_ = options_.recheck_interval;
+    decision_.interleave = true;
+    decision_.group = options_.probe_group;
+    plan({{true, options_.probe_group}, {false, 1}}, phase::calibrate);
   }
 
   const adaptive_decision& decision() const noexcept { return decision_; }
@@ -67,15 +86,32 @@ class adaptive_scheduler {
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
     run_stats total;
     std::size_t pos = first;
-    // A run too short for full windows calibrates on shorter ones (down to
-    // min_window requests), so that short queries need not run sequentially.
-    const std::size_t w = std::min(options_.window, (last - first) / 6);
-    if (!calibrated_ && w >= min_window) pos = calibrate(pos, w, make, sink, total);
+    // A run that holds several windows gets them in proportion, so that a
+    // whole re-check fits in it (down to short_window requests each).
+    const std::size_t slice =
+        std::min(options_.window, std::max((last - first) / check_windows, short_window));
     while (pos < last) {
-      const std::size_t chunk = std::min(interval_, last - pos);
+      if (phase_ != phase::none) {
+        // The next window: a slice of the run, or the whole of a run shorter
+        // than that; a run's short tail goes with the current choice.
+        const std::size_t wanted = std::min(window_for(plan_[timed_]), slice);
+        const std::size_t left = last - pos;
+        const std::size_t n = left >= wanted ? wanted : (pos == first && left >= min_window ? left : 0);
+        if (n == 0) {
+          total += run_current(pos, last, make, sink).stats;
+          break;
+        }
+        const timed t = run_with(plan_[timed_].interleave, plan_[timed_].group, pos, pos + n, make, sink);
+        total += t.stats;
+        pos += n;
+        record(t, n);
+        continue;
+      }
+      const std::size_t chunk = std::min(until_recheck_, last - pos);
       total += run_current(pos, pos + chunk, make, sink).stats;
       pos += chunk;
-      if (calibrated_ && last - pos >= recheck_windows * options_.window) pos = recheck(pos, make, sink, total);
+      until_recheck_ -= chunk;
+      if (until_recheck_ == 0) plan_recheck();
     }
     return total;
   }
@@ -90,6 +126,25 @@ class adaptive_scheduler {
     run_stats stats;
     double ns_per_request;
   };
+
+  struct candidate {
+    bool interleave;
+    std::size_t group;
+    bool operator==(const candidate&) const = default;
+  };
+
+  // What the windows being timed are for.
+  enum class phase {
+    none,       // no window due: run the current choice
+    calibrate,  // the probe group and sequential
+    model,      // the model's group, against the better of those two
+    recheck,    // the current choice and its neighbours
+    confirm,    // a neighbour that won, against the current choice again
+  };
+  // The most windows a phase times: a re-check's four candidates.
+  static constexpr std::size_t max_plan = 4;
+  // The most windows a re-check takes: four candidates and two to confirm.
+  static constexpr std::size_t check_windows = 6;
 
   template <class Make, class Sink>
   timed run_with(bool interleave, std::size_t group, std::size_t first, std::size_t last,
@@ -107,49 +162,100 @@ class adaptive_scheduler {
     return run_with(decision_.interleave, decision_.group, first, last, make, sink);
   }
 
-  template <class Make, class Sink>
-  std::size_t calibrate(std::size_t pos, std::size_t w, Make& make, Sink& sink, run_stats& total) {
-    const timed seq = run_with(false, 1, pos, pos + w, make, sink);
-    sequential_ns_ = seq.ns_per_request;
-    const timed probe = run_with(true, options_.probe_group, pos + w, pos + 2 * w, make, sink);
-    total += seq.stats;
-    total += probe.stats;
-    pos += 2 * w;
-
-    const double stages = static_cast<double>(probe.stats.suspensions) / static_cast<double>(w);
-    decision_.costs = estimate_stage_costs(seq.ns_per_request, probe.ns_per_request, stages,
-                                           switch_cost_ns());
-    decision_.predicted_speedup = max_speedup(decision_.costs);
-    const std::size_t model = std::max<std::size_t>(group_size(decision_.costs, options_.max_group), 2);
-
-    // The model proposes a group; a window at that group decides between it,
-    // the probe group and sequential execution.
-    double best_ns = seq.ns_per_request * (1 - options_.min_gain);
-    decision_.interleave = false;
-    decision_.group = model;
-    if (stages > 0 && probe.ns_per_request < best_ns) {
-      best_ns = probe.ns_per_request;
-      decision_.interleave = true;
-      decision_.group = options_.probe_group;
-    }
-    if (stages > 0 && model != options_.probe_group) {
-      const timed m = run_with(true, model, pos, pos + w, make, sink);
-      total += m.stats;
-      pos += w;
-      if (m.ns_per_request < best_ns) {
-        decision_.interleave = true;
-        decision_.group = model;
-      }
-    }
-    calibrated_ = true;
-    return pos;
+  void plan(std::initializer_list<candidate> candidates, phase p) {
+    planned_ = 0;
+    for (const candidate& c : candidates) plan_[planned_++] = c;
+    timed_ = 0;
+    phase_ = p;
   }
 
-  struct candidate {
-    bool interleave;
-    std::size_t group;
-    bool operator==(const candidate&) const = default;
-  };
+  // Requests of a window that times `c`. A sequential window of a re-check
+  // gets the time of an interleaved one, not its requests: on DRAM it is
+  // several times slower and would cost more than the re-check can win.
+  std::size_t window_for(const candidate& c) const {
+    const std::size_t w = options_.window;
+    if (c.interleave || phase_ != phase::recheck || timed_ == 0 || sequential_ns_ <= 0) return w;
+    const double share = ns_[0] / sequential_ns_;
+    return std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(w) * share),
+                                   std::max(w / 16 + 1, min_window), w);
+  }
+
+  // Takes the time of the window just run and, once a phase's windows are
+  // all timed, decides.
+  void record(const timed& t, std::size_t requests) {
+    const candidate c = plan_[timed_];
+    ns_[timed_] = t.ns_per_request;
+    if (!c.interleave) sequential_ns_ = t.ns_per_request;
+    if (phase_ == phase::calibrate && c.interleave) {
+      probe_stages_ = static_cast<double>(t.stats.suspensions) / static_cast<double>(requests);
+    }
+    if (++timed_ < planned_) {
+      // Until the phase decides, go with the best timed so far.
+      if (phase_ == phase::calibrate && timed_ == 1) adopt(c);
+      return;
+    }
+    switch (phase_) {
+      case phase::calibrate:
+        decide_calibration();
+        break;
+      case phase::model:
+        if (ns_[0] < best_ns_) adopt(plan_[0]);
+        finish_check(false);
+        calibrated_ = true;
+        break;
+      case phase::recheck:
+        decide_recheck();
+        break;
+      case phase::confirm:
+        // plan_ = {neighbour, current}: the neighbour must win again.
+        finish_check(ns_[0] < ns_[1] * (1 - options_.min_gain));
+        break;
+      case phase::none:
+        break;
+    }
+  }
+
+  void adopt(const candidate& c) {
+    decision_.interleave = c.interleave;
+    decision_.group = c.group;
+  }
+
+  // plan_ = {probe group, sequential}.
+  void decide_calibration() {
+    const double probe_ns = ns_[0], seq_ns = ns_[1];
+    decision_.costs = estimate_stage_costs(seq_ns, probe_ns, probe_stages_, switch_cost_ns());
+    decision_.predicted_speedup = max_speedup(decision_.costs);
+    const std::size_t model = std::max<std::size_t>(group_size(decision_.costs, options_.max_group), 2);
+    // The model proposes a group; a window at that group decides between it,
+    // the probe group and sequential execution.
+    best_ns_ = seq_ns * (1 - options_.min_gain);
+    adopt({false, 1});
+    if (probe_stages_ > 0 && probe_ns < best_ns_) {
+      best_ns_ = probe_ns;
+      adopt({true, options_.probe_group});
+    }
+    if (probe_stages_ > 0 && model != options_.probe_group) {
+      plan({{true, model}}, phase::model);
+      return;
+    }
+    finish_check(false);
+    calibrated_ = true;
+  }
+
+  // Plans the windows of a re-check: the current choice first, whose window
+  // also sizes the sequential one's.
+  void plan_recheck() {
+    const std::size_t g = decision_.group;
+    const candidate current{decision_.interleave, g};
+    if (!decision_.interleave) {
+      plan({current, {true, g}}, phase::recheck);
+      return;
+    }
+    // Group neighbours matter only when interleaving.
+    const std::size_t smaller = std::max<std::size_t>(g * 3 / 4, 2);
+    const std::size_t larger = std::min<std::size_t>(std::max(g * 4 / 3, g + 1), options_.max_group);
+    plan({current, {false, g}, {true, smaller}, {true, larger}}, phase::recheck);
+  }
 
   // Times the current choice and its neighbours on one window each. A
   // neighbour that looks faster is timed once more against the current choice
@@ -157,61 +263,47 @@ class adaptive_scheduler {
   // interrupt or by the other core, and changes made on one window let the
   // group drift down on noise to where interleaving loses (seen: G=21 walking
   // to G=2 on a 2 GiB hash table, then sequential for good).
-  // The most windows a re-check runs: four candidates and two confirmations.
-  static constexpr std::size_t recheck_windows = 6;
-
-  template <class Make, class Sink>
-  std::size_t recheck(std::size_t pos, Make& make, Sink& sink, run_stats& total) {
-    const std::size_t w = options_.window;
-    const std::size_t g = decision_.group;
-    const std::size_t smaller = std::max<std::size_t>(g * 3 / 4, 2);
-    const std::size_t larger = std::min<std::size_t>(std::max(g * 4 / 3, g + 1), options_.max_group);
-    const candidate current{decision_.interleave, g};
-    const auto time = [&](const candidate& c, std::size_t n) {
-      const timed t = run_with(c.interleave, c.group, pos, pos + n, make, sink);
-      if (!c.interleave) sequential_ns_ = t.ns_per_request;
-      total += t.stats;
-      pos += n;
-      return t.ns_per_request;
-    };
-
-    const candidate candidates[] = {current, {!decision_.interleave, g}, {true, smaller}, {true, larger}};
+  void decide_recheck() {
     // The current choice keeps its place unless another one is clearly faster.
-    double best_ns = time(current, w) * (1 - options_.min_gain);
-    candidate best = current;
-    std::size_t best_n = w;
-    for (std::size_t k = 1; k < std::size(candidates); ++k) {
-      const candidate& c = candidates[k];
-      if (k >= 2 && !decision_.interleave) break;  // group neighbours matter only when interleaving
-      // A sequential window gets the time of an interleaved one, not its
-      // requests: on DRAM it is several times slower and would cost more than
-      // the re-check can win.
-      std::size_t n = w;
-      if (!c.interleave && sequential_ns_ > 0) {
-        const double share = best_ns / sequential_ns_;
-        n = std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(w) * share), w / 16 + 1, w);
-      }
-      const double ns = time(c, n);
-      if (ns < best_ns) {
-        best_ns = ns;
-        best = c;
-        best_n = n;
+    double best = ns_[0] * (1 - options_.min_gain);
+    std::size_t winner = 0;
+    for (std::size_t k = 1; k < planned_; ++k) {
+      if (ns_[k] < best) {
+        best = ns_[k];
+        winner = k;
       }
     }
-    if (best != current) {
-      const double again = time(best, best_n);
-      if (again >= time(current, w) * (1 - options_.min_gain)) best = current;
+    if (winner == 0) {
+      finish_check(false);
+      return;
     }
-    const bool changed = best != current;
-    interval_ = changed ? options_.recheck_interval : std::min(interval_ * 2, options_.max_recheck_interval);
-    decision_.interleave = best.interleave;
-    decision_.group = best.group;
-    return pos;
+    plan({plan_[winner], plan_[0]}, phase::confirm);
+  }
+
+  // Ends a phase: adopts the confirmed neighbour if `change`, and schedules
+  // the next re-check (sooner after a change, later after none).
+  void finish_check(bool change) {
+    if (phase_ == phase::confirm) {
+      if (change) adopt(plan_[0]);
+      interval_ = change ? options_.recheck_interval : std::min(interval_ * 2, options_.max_recheck_interval);
+    } else if (phase_ == phase::recheck) {
+      interval_ = std::min(interval_ * 2, options_.max_recheck_interval);
+    }
+    until_recheck_ = interval_;
+    phase_ = phase::none;
   }
 
   adaptive_options options_;
-  std::size_t interval_;  // requests until the next re-check
+  std::size_t interval_;           // requests from one re-check to the next
+  std::size_t until_recheck_ = 0;  // requests left until the next one
   adaptive_decision decision_;
+  std::array<candidate, max_plan> plan_{};  // the windows of the current phase
+  std::array<double, max_plan> ns_{};       // their times per request, as they are run
+  std::size_t planned_ = 0;
+  std::size_t timed_ = 0;
+  phase phase_ = phase::none;
+  double best_ns_ = 0;        // calibration: the time the model's group must beat
+  double probe_stages_ = 0;   // calibration: suspensions per request at the probe group
   double sequential_ns_ = 0;  // per request, in the last sequential window
   bool calibrated_ = false;
 };
