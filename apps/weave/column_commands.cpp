@@ -217,8 +217,11 @@ struct execution {
       case column_variant::adaptive: {
         adaptive_scheduler s;
         f(s);
-        return s.decision().interleave ? fmt::format("auto: interleaved, G={}", s.decision().group)
-                                       : "auto: sequential";
+        // A query too short for the calibration's windows ran before any
+        // comparison: say so rather than present it as a choice.
+        const std::string when = s.calibrated() ? "" : " (not calibrated: too few requests to time)";
+        return s.decision().interleave ? fmt::format("auto: interleaved, G={}{}", s.decision().group, when)
+                                       : fmt::format("auto: sequential{}", when);
       }
     }
     return "";

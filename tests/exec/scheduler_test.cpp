@@ -147,6 +147,7 @@ TEST(adaptive_scheduler, runs_sequentially_when_nothing_suspends) {
       [&](std::size_t, std::size_t v) { sum += v; });
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);
+  EXPECT_GE(scheduler.decision().group, 2u);  // what a re-check tries against sequential
   EXPECT_EQ(stats.requests, 10'000u);
   std::size_t expected = 0;
   for (std::size_t i = 0; i < 10'000; ++i) expected += i * 5 * i * 5;
@@ -178,6 +179,35 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
   for (std::size_t i = 0; i < adaptive_scheduler::min_window - 1; ++i) expected += 10 * (i * 5 * i * 5);
   for (std::size_t i = 0; i < 20; ++i) expected += 2 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
+}
+
+// A re-check is due after `recheck_interval` requests, however many runs
+// they took, and its windows are whole short runs. With a gain no window can
+// show, every choice is sequential, so a run that suspended held a window
+// that tried interleaving.
+TEST(adaptive_scheduler, rechecks_across_short_runs) {
+  const std::vector<int> data(8, 1);
+  adaptive_options options;
+  options.window = 64;
+  options.recheck_interval = 100;
+  options.max_recheck_interval = 100;
+  options.min_gain = 0.99;
+  adaptive_scheduler scheduler{options};
+  std::vector<std::size_t> interleaved_runs;
+  for (std::size_t r = 0; r < 40; ++r) {
+    const run_stats stats = scheduler.run(
+        20, [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5 + 1); },
+        [](std::size_t, std::size_t) {});
+    if (stats.suspensions > 0) interleaved_runs.push_back(r);
+  }
+  EXPECT_TRUE(scheduler.calibrated());
+  EXPECT_FALSE(scheduler.decision().interleave);
+  EXPECT_GE(scheduler.decision().group, 2u);
+  ASSERT_FALSE(interleaved_runs.empty());
+  EXPECT_EQ(interleaved_runs.front(), 0u);  // the probe group's window
+  // Calibration takes runs 0-2; then a re-check every five runs of 20, each
+  // with one interleaved window.
+  EXPECT_GE(std::count_if(interleaved_runs.begin(), interleaved_runs.end(), [](std::size_t r) { return r > 2; }), 4);
 }
 
 // Runs of every length, short and long, through calibration and many

@@ -24,7 +24,10 @@
 // run: slices of a few dozen requests would overweight the ring's filling
 // and draining, which favoured small groups (G=3 against 16 on 200 columns,
 // at 1.3x-1.5x the time). Until the first window is timed, a run goes at the
-// probe group; between windows it goes with the best choice timed so far.
+// probe group, and until calibration ends, with the best choice timed so far;
+// between the windows of a re-check it goes with the current choice. A single
+// run too short for the calibration's three windows therefore ends
+// uncalibrated (calibrated() says so), at the probe group or sequential.
 //
 // Every request runs exactly once: the windows are part of the work.
 
@@ -229,7 +232,7 @@ class adaptive_scheduler {
     // The model proposes a group; a window at that group decides between it,
     // the probe group and sequential execution.
     best_ns_ = seq_ns * (1 - options_.min_gain);
-    adopt({false, 1});
+    adopt({false, model});  // the group a re-check tries against sequential
     if (probe_stages_ > 0 && probe_ns < best_ns_) {
       best_ns_ = probe_ns;
       adopt({true, options_.probe_group});
