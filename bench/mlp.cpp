@@ -68,8 +68,7 @@ void chase(const line* l, std::array<std::uint64_t, 64>& at, std::size_t chains,
 
 double mlp_probe::ns_per_miss(std::size_t chains, std::size_t misses, std::size_t lines) const {
   if (chains < 1 || chains > 64) throw std::invalid_argument("chains must be between 1 and 64");
-  if (lines != 1 && lines != 2 && lines != 4 && lines != 8 && lines != 16)
-    throw std::invalid_argument("lines per step must be 1, 2, 4, 8 or 16");
+  if (!block_lines_supported(lines)) throw std::invalid_argument("lines per step must be 1, 2, 4, 8 or 16");
   const line* l = impl_->lines.data();
   const std::size_t n = impl_->lines.size();
   std::array<std::uint64_t, 64> at{};

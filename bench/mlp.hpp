@@ -40,6 +40,11 @@ class mlp_probe {
 
   std::size_t bytes() const noexcept;
 
+  // Whether ns_per_miss takes `lines` lines per step.
+  static bool block_lines_supported(std::size_t lines) noexcept {
+    return lines == 1 || lines == 2 || lines == 4 || lines == 8 || lines == 16;
+  }
+
  private:
   struct impl;
   std::unique_ptr<impl> impl_;

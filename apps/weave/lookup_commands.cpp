@@ -177,7 +177,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
                                                            : parse_sizes(mlp->prefetch_distances);
     for (std::size_t d : distances)
       if (d > 1024) throw std::invalid_argument(fmt::format("prefetch distance {} is outside 0..1024", d));
-    if (mlp->lines != 1 && mlp->lines != 2 && mlp->lines != 4 && mlp->lines != 8 && mlp->lines != 16)
+    if (!mlp_probe::block_lines_supported(mlp->lines))
       throw std::invalid_argument(fmt::format("--lines {} is not 1, 2, 4, 8 or 16", mlp->lines));
     bench::check_repeat(mlp->repeat);
     require_memory(bytes, "--bytes");

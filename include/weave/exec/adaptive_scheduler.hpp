@@ -83,7 +83,8 @@ class adaptive_scheduler {
   }
 
   const adaptive_decision& decision() const noexcept { return decision_; }
-  bool calibrated() const noexcept { return calibrated_; }
+  // Calibration is the first plan, so every later phase comes after it.
+  bool calibrated() const noexcept { return phase_ != phase::calibrate && phase_ != phase::model; }
 
   template <class Make, class Sink>
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
@@ -204,7 +205,6 @@ class adaptive_scheduler {
       case phase::model:
         if (ns_[0] < best_ns_) adopt(plan_[0]);
         finish_check(false);
-        calibrated_ = true;
         break;
       case phase::recheck:
         decide_recheck();
@@ -242,7 +242,6 @@ class adaptive_scheduler {
       return;
     }
     finish_check(false);
-    calibrated_ = true;
   }
 
   // Plans the windows of a re-check: the current choice first, whose window
@@ -308,7 +307,6 @@ class adaptive_scheduler {
   double best_ns_ = 0;        // calibration: the time the model's group must beat
   double probe_stages_ = 0;   // calibration: suspensions per request at the probe group
   double sequential_ns_ = 0;  // per request, in the last sequential window
-  bool calibrated_ = false;
 };
 
 }  // namespace weave
