@@ -36,6 +36,10 @@ case $sizes in
     records=100M ycsb_threads="1,2" ;;
   *) echo "SIZES must be small or large, not '$sizes'" >&2; exit 2 ;;
 esac
+# MODES="naive" runs only those TPC-C modes, and YCSB=0 leaves YCSB out (a
+# comparison of one mode).
+modes=${MODES:-$modes}
+[ "${YCSB:-1}" = 0 ] && ycsb_threads=""
 first_round=${FIRST_ROUND:-1}
 # Bounded so that the arithmetic below cannot overflow (each round takes minutes).
 [[ $first_round =~ ^[1-9][0-9]{0,3}$ ]] || { echo "FIRST_ROUND must be 1..9999, not '$first_round'" >&2; exit 2; }

@@ -228,7 +228,11 @@ class basic_olc_btree {
   static bool upgrade(node& n, std::uint64_t v) noexcept {
     return n.version.compare_exchange_strong(v, v + locked_bit, std::memory_order_acquire);
   }
-  static void write_unlock(node& n) noexcept { n.version.fetch_add(locked_bit, std::memory_order_release); }
+  // Only the holder changes a locked version, so a store releases it: a
+  // locked add would also wait for the node's writes to reach the cache.
+  static void write_unlock(node& n) noexcept {
+    n.version.store(n.version.load(std::memory_order_relaxed) + locked_bit, std::memory_order_release);
+  }
 
   // Inserts or overwrites key -> value; returns true if the key was new.
   bool insert(const Key& key, std::uint64_t value) {

@@ -460,13 +460,18 @@ class transaction {
       state_ = state::failed;
       return status::conflict;
     }
-    version* v = version::make(pending | id_, head, value, tombstone);
+    version* v = version::make_unfilled(pending | id_, head, value.size(), tombstone);
     t.note_value_bytes(value.size());
     if (!t.head(oid).compare_exchange_strong(head, v, std::memory_order_acq_rel)) {
       version::destroy(v);  // never published
       state_ = state::failed;
       return status::conflict;
     }
+    // The value is written once the version is published: a locked
+    // compare-exchange waits for every earlier store, and the copy's stores
+    // to a block not in cache would each wait for its line. Nobody else reads
+    // a pending version's value, and the commit's stamp is stored after it.
+    v->fill(value);
     writes_.push_back({&t, oid, v});
     // The commit reads the record's key to log it: fetched now, it is in
     // cache by then.

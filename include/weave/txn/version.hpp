@@ -25,9 +25,12 @@ namespace weave::txn {
 inline constexpr std::uint64_t pending = std::uint64_t{1} << 63;
 inline constexpr std::uint64_t no_successor = ~std::uint64_t{0};
 
-struct version_blocks;
 // Versions have a pool of their own: they outlive the coroutine frames that
-// make them, and would scatter the frames' free lists.
+// make them, and would scatter the frames' free lists. A version is written
+// whole when it is made, mostly to blocks freed long ago (block_pool.hpp).
+struct version_blocks {
+  static constexpr bool write_ahead = true;
+};
 using version_pool = block_pool<version_blocks>;
 
 struct version {
@@ -49,19 +52,28 @@ struct version {
 
   std::string_view value() const noexcept { return {reinterpret_cast<const char*>(this + 1), size}; }
 
-  // A version with room for `bytes` of value behind it.
+  // A version of `value`, taken from the pool.
   static version* make(std::uint64_t stamp, version* older, std::string_view value, bool tombstone) {
-    return make_at(version_pool::allocate(sizeof(version) + value.size()), false, stamp, older, value,
-                   tombstone);
+    version* v = make_unfilled(stamp, older, value.size(), tombstone);
+    v->fill(value);
+    return v;
   }
   // The same in `place`, which has room for the value behind the version.
   static version* make_at(void* place, bool in_slot, std::uint64_t stamp, version* older,
                           std::string_view value, bool tombstone) noexcept {
-    auto* v = new (place)
-        version{{stamp},   {older}, {0},    {no_successor}, static_cast<std::uint32_t>(value.size()),
-                tombstone, {false}, in_slot};
-    if (!value.empty()) std::memcpy(reinterpret_cast<char*>(v + 1), value.data(), value.size());
+    version* v = header_at(place, in_slot, stamp, older, value.size(), tombstone);
+    v->fill(value);
     return v;
+  }
+  // A version from the pool with room for `bytes` of value, not yet written
+  // (fill): its owner may publish it first, as long as nobody reads the
+  // value before its stamp says committed (transaction::install).
+  static version* make_unfilled(std::uint64_t stamp, version* older, std::size_t bytes, bool tombstone) {
+    return header_at(version_pool::allocate(sizeof(version) + bytes), false, stamp, older, bytes, tombstone);
+  }
+  // Writes the value; `value` has the size the version was made with.
+  void fill(std::string_view value) noexcept {
+    if (!value.empty()) std::memcpy(reinterpret_cast<char*>(this + 1), value.data(), value.size());
   }
   static void destroy(version* v) noexcept {
     const std::size_t bytes = sizeof(version) + v->size;
@@ -79,6 +91,13 @@ struct version {
   }
   static void destroy_chain_erased(void* v) noexcept { destroy_chain(static_cast<version*>(v)); }
   static void destroy_erased(void* v) noexcept { destroy(static_cast<version*>(v)); }
+
+ private:
+  static version* header_at(void* place, bool in_slot, std::uint64_t stamp, version* older, std::size_t bytes,
+                            bool tombstone) noexcept {
+    return new (place) version{{stamp},   {older}, {0},    {no_successor}, static_cast<std::uint32_t>(bytes),
+                               tombstone, {false}, in_slot};
+  }
 };
 static_assert(sizeof(version) == 40);
 
