@@ -362,6 +362,11 @@ class basic_olc_btree {
     node* parent = nullptr;
     std::uint64_t parent_v = 0;
     bool rightmost = true;  // n is the last child of each node above it
+    // Below the cached levels a node's lines are asked for at once, as in
+    // descent::step: its keys and then the slot they choose would otherwise
+    // be two misses in a row.
+    const unsigned hot = hot_levels();
+    unsigned depth = 1;
     for (;;) {
       if (n->full()) {
         // Split on the way down: lock the parent (or the root pointer's
@@ -398,6 +403,7 @@ class basic_olc_btree {
       node* c = n->child(pos);
       rightmost = rightmost && pos == n->size();
       if (!validate(*n, *v) || c == nullptr) return std::nullopt;
+      if (depth++ >= hot) weave::detail::prefetch_object(*c);
       const auto cv = read_lock(*c);
       if (!cv) return std::nullopt;
       parent = n;

@@ -205,6 +205,15 @@ class table {
   oid_t allocate_oid() {
     const oid_t oid = next_oid_.fetch_add(1, std::memory_order_relaxed);
     if (oid >= capacity_ || (oid + 1) * slot_bytes_ > slots_.size()) grow(oid);
+    // The next insert writes the next slot, memory nobody has touched since
+    // it was mapped: fetched for writing now, its stores then do not hold up
+    // every later store while its lines arrive (block_pool.hpp).
+    if ((oid + 2) * slot_bytes_ <= slots_.size()) {
+      const auto* next = reinterpret_cast<const char*>(slot(oid + 1));
+      for (std::size_t b = 0; b < slot_bytes_ && b < 4 * machine::cache_line; b += machine::cache_line) {
+        __builtin_prefetch(next + b, 1, 3);
+      }
+    }
     return oid;
   }
   // The first version of record `oid`, whose slot allocate_oid() has just
