@@ -5,7 +5,9 @@
 // the table's indirection array.
 //
 // While its transaction runs, a version's stamp is `pending | owner`, the
-// owner's transaction id; at commit it becomes the commit timestamp.
+// owner's transaction id; at commit it becomes the commit timestamp. Only
+// the owner reads a pending version's value, which it may write after
+// publishing the version (transaction::install).
 //
 // In serializable mode the serial safety net (SSN) keeps two more stamps per
 // version, read and written by committers that hold the version's latch:
