@@ -17,6 +17,7 @@
 // the engine frees them on another), instead of growing.
 // Blocks larger than the largest class fall back to operator new.
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "weave/memory/chunk_arena.hpp"
+#include "weave/memory/prefetch.hpp"
 
 namespace weave {
 
@@ -104,9 +106,7 @@ class block_pool {
   // 8 lines.
   static constexpr bool writes_ahead = requires { requires Tag::write_ahead; };
   static void prepare(const block* b, std::size_t c) noexcept {
-    const auto* p = reinterpret_cast<const char*>(b);
-    const std::size_t lines = c < 8 ? c + 1 : 8;
-    for (std::size_t i = 0; i < lines; ++i) __builtin_prefetch(p + i * granule, 1, 3);
+    detail::prefetch_lines_for_write(b, std::min<std::size_t>(c + 1, 8) * granule);
   }
   // A thread keeps up to four chunks' worth of a class before handing them over.
   static constexpr std::size_t release_blocks(std::size_t c) noexcept {

@@ -33,6 +33,7 @@
 #include "weave/index/olc_btree.hpp"
 #include "weave/memory/growing_buffer.hpp"
 #include "weave/memory/machine.hpp"
+#include "weave/memory/prefetch.hpp"
 #include "weave/txn/version.hpp"
 
 namespace weave::txn {
@@ -204,15 +205,17 @@ class table {
   // capacity().
   oid_t allocate_oid() {
     const oid_t oid = next_oid_.fetch_add(1, std::memory_order_relaxed);
-    if (oid >= capacity_ || (oid + 1) * slot_bytes_ > slots_.size()) grow(oid);
+    std::size_t usable = slots_.size();
+    if (oid >= capacity_ || (oid + 1) * slot_bytes_ > usable) {
+      grow(oid);
+      usable = slots_.size();
+    }
     // The next insert writes the next slot, memory nobody has touched since
-    // it was mapped: fetched for writing now, its stores then do not hold up
-    // every later store while its lines arrive (block_pool.hpp).
-    if ((oid + 2) * slot_bytes_ <= slots_.size()) {
-      const auto* next = reinterpret_cast<const char*>(slot(oid + 1));
-      for (std::size_t b = 0; b < slot_bytes_ && b < 4 * machine::cache_line; b += machine::cache_line) {
-        __builtin_prefetch(next + b, 1, 3);
-      }
+    // it was mapped: fetched for writing now (up to four lines), its stores
+    // then do not hold up every later store while its lines arrive.
+    if ((oid + 2) * slot_bytes_ <= usable) {
+      weave::detail::prefetch_lines_for_write(slot(oid + 1),
+                                              std::min<std::size_t>(slot_bytes_, 4 * machine::cache_line));
     }
     return oid;
   }
