@@ -113,6 +113,8 @@ struct hash_probe {
   using structure = hash_table;
   using key = std::uint64_t;
   static constexpr std::size_t bytes_per_key = 2 * sizeof(hash_table::entry);
+  // Probes one slot of a ring keeps in flight (hash_table.hpp).
+  static constexpr std::size_t lookups_per_slot = probes_per_slot;
 
   static std::uint64_t key_of(std::size_t i, std::uint64_t seed) { return scramble(i ^ seed); }
 

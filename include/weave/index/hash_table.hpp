@@ -15,6 +15,7 @@
 //
 // Keys are unique: inserting a present key leaves the table as it was.
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 #include "weave/memory/huge_buffer.hpp"
+#include "weave/memory/prefetch.hpp"
 
 namespace weave {
 
@@ -101,32 +103,73 @@ class hash_table {
   std::size_t size_ = 0;
 };
 
+// Probes a slot of a ring keeps in flight, when its stream lets it hold
+// several requests (ticketed_request_stream). A step of a probe is a compare
+// or two, a few instructions against the few dozen of a suspension and a
+// resume, so the slot's probes share each suspension. Chains differ in
+// length, so the probes do not go in lockstep as the searches of
+// sorted_array.hpp do: a probe that ends hands its place to the next request
+// at once. docs/results/lookups.md has the measurements.
+inline constexpr std::size_t probes_per_slot = 4;
+
 // The value stored under each key of `requests`, if any. Every entry visited
-// is a likely miss.
+// is a likely miss: the bucket, then each overflow entry of its chain. Each
+// is prefetched when the probe learns which it is, and examined after the
+// slot's next suspension, hidden behind the other requests in flight.
 template <execution_policy Policy,
           request_stream<std::uint64_t, std::optional<std::uint32_t>> Requests>
 typename Requests::task_type find(const hash_table& table, Requests requests) {
-  while (requests.next()) {
-    const std::uint64_t key = requests.argument();
-    if (table.bucket_count() == 0) {
-      requests.deliver(std::optional<std::uint32_t>{});
-      continue;
-    }
-    std::optional<std::uint32_t> found;
-    // The bucket, then each overflow entry of its chain: one likely miss each,
-    // hidden behind the other requests in flight. (One suspension point for
-    // both keeps the resume path short.)
-    for (std::size_t at = table.bucket_of(key);;) {
-      const hash_table::entry e = co_await load<Policy>(table.at(at));
-      if (e.next == hash_table::empty) break;  // only a bucket is ever empty
-      if (e.key == key) {
-        found = e.value;
-        break;
+  constexpr std::size_t width =
+      Policy::suspends && ticketed_request_stream<Requests, std::uint64_t, std::optional<std::uint32_t>>
+          ? probes_per_slot
+          : 1;
+  if (table.bucket_count() == 0) {
+    while (requests.next()) requests.deliver(std::optional<std::uint32_t>{});
+    co_return requests.finish();
+  }
+  struct probe {
+    std::uint64_t key;
+    std::size_t at;  // the entry to examine next
+    std::size_t ticket;
+  };
+  std::array<probe, width> probes;
+  const auto start = [&](probe& p) {
+    p.key = requests.argument();
+    if constexpr (width > 1) p.ticket = requests.ticket();
+    p.at = table.bucket_of(p.key);
+    if constexpr (Policy::suspends) detail::prefetch_line(&table.at(p.at));
+  };
+  std::size_t live = 0;  // probes [0, live) are in flight
+  while (live < width && requests.next()) start(probes[live++]);
+  while (live > 0) {
+    co_await next_pass<Policy>();
+    for (std::size_t j = 0; j < live;) {
+      probe& p = probes[j];
+      const hash_table::entry& e = table.at(p.at);
+      std::optional<std::uint32_t> found;
+      if (e.next != hash_table::empty) {  // only a bucket is ever empty
+        if (e.key == p.key) {
+          found = e.value;
+        } else if (e.next != hash_table::end) {
+          p.at = e.next;
+          if constexpr (Policy::suspends) detail::prefetch_line(&table.at(p.at));
+          ++j;
+          continue;
+        }
       }
-      if (e.next == hash_table::end) break;
-      at = e.next;
+      if constexpr (width > 1) {
+        requests.deliver_to(p.ticket, std::move(found));
+      } else {
+        requests.deliver(std::move(found));
+      }
+      if (requests.next()) {
+        start(p);
+        ++j;
+      } else {
+        // The last probe in flight takes this place; it has yet to be examined.
+        p = probes[--live];
+      }
     }
-    requests.deliver(std::move(found));
   }
   co_return requests.finish();
 }
