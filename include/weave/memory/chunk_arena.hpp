@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "weave/memory/huge_buffer.hpp"
+#include "weave/memory/prefault.hpp"
 
 namespace weave {
 
@@ -26,6 +27,11 @@ class chunk_arena {
       chunks_.emplace_back(std::max(next_chunk_, bytes));
       next_chunk_ = std::min(2 * next_chunk_, largest_chunk_);
       at = 0;
+      // The caller writes the first huge page now; the rest of a large
+      // chunk is faulted in meanwhile by the prefault thread.
+      constexpr std::size_t huge_page = huge_buffer<std::byte>::huge_page;
+      huge_buffer<std::byte>& chunk = chunks_.back();
+      if (chunk.size() > 2 * huge_page) prefault_async(chunk.data() + huge_page, chunk.size() - huge_page);
     }
     used_ = at + bytes;
     return chunks_.back().data() + at;

@@ -33,6 +33,7 @@
 #include "weave/index/olc_btree.hpp"
 #include "weave/memory/growing_buffer.hpp"
 #include "weave/memory/machine.hpp"
+#include "weave/memory/prefault.hpp"
 #include "weave/memory/prefetch.hpp"
 #include "weave/txn/version.hpp"
 
@@ -217,6 +218,9 @@ class table {
       weave::detail::prefetch_lines_for_write(slot(oid + 1),
                                               std::min<std::size_t>(slot_bytes_, 4 * machine::cache_line));
     }
+    // The first slot of a stretch of slots: the stretch a few ahead is
+    // faulted in now by the prefault thread, not by a later insert.
+    if (static_cast<std::size_t>(oid) * slot_bytes_ % prefault_stretch < slot_bytes_) prefault_ahead(oid);
     return oid;
   }
   // The first version of record `oid`, whose slot allocate_oid() has just
@@ -245,6 +249,23 @@ class table {
                               std::to_string(capacity_) + ")");
     }
     slots_.grow_to((oid + 1) * slot_bytes_);
+  }
+  // Slots are faulted in ahead of the inserts by stretches of a huge page,
+  // this many stretches ahead of the one being filled.
+  static constexpr std::size_t prefault_stretch = growing_buffer<std::byte>::chunk_bytes;
+  static constexpr std::size_t prefault_distance = 4;
+  [[gnu::cold, gnu::noinline]] void prefault_ahead(oid_t oid) noexcept {
+    const std::size_t from =
+        (static_cast<std::size_t>(oid) * slot_bytes_ / prefault_stretch + prefault_distance) *
+        prefault_stretch;
+    const std::size_t to = std::min(from + prefault_stretch, capacity_ * slot_bytes_);
+    if (to <= from || to > slots_.max_size()) return;
+    try {
+      slots_.grow_to(to);
+    } catch (...) {
+      return;  // the insert that needs it will say so
+    }
+    prefault_async(&slots_[from], to - from);
   }
   version** slot(oid_t oid) const noexcept {
     return reinterpret_cast<version**>(&slots_[static_cast<std::size_t>(oid) * slot_bytes_]);
