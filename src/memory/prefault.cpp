@@ -5,7 +5,6 @@
 
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -28,24 +27,29 @@ struct range {
 // demand after it: a child has none of its parent's threads, and a process
 // with threads should not fork (ThreadSanitizer refuses to start threads in
 // a child forked from one). The lock is held across fork(); the parent
-// keeps its requests, the child starts with none.
+// keeps its requests, the child starts with none. It is made before main()
+// and never destroyed: code run at exit (or a fork() then) may still call
+// it, and its thread ends with the process.
 class prefaulter {
  public:
-  prefaulter() { ::pthread_atfork(&before_fork, &after_fork_parent, &after_fork_child); }
-  ~prefaulter() {
-    {
-      std::lock_guard<std::mutex> g(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+  prefaulter() {
+    // Whether the kernel has MADV_POPULATE_WRITE (Linux 5.14), asked once on
+    // a page of its own: a range may also fail because it was unmapped or
+    // made inaccessible since it was asked for, which says nothing of the
+    // kernel.
+    void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    bool works = page != MAP_FAILED && ::madvise(page, 4096, MADV_POPULATE_WRITE) == 0;
+    if (page != MAP_FAILED) ::munmap(page, 4096);
+    // Without the fork handlers a child could inherit a thread it has not.
+    if (works && ::pthread_atfork(&before_fork, &after_fork_parent, &after_fork_child) != 0) works = false;
+    unsupported_.store(!works, std::memory_order_relaxed);
   }
 
   void ask(void* address, std::size_t bytes) noexcept {
     if (bytes == 0 || unsupported_.load(std::memory_order_relaxed)) return;
     {
       std::lock_guard<std::mutex> g(mutex_);
-      if (stopping_ || queued_ == queue_.size()) return;  // a hint: dropped
+      if (queued_ == queue_.size()) return;  // a hint: dropped
       if (!started_ && !start()) return;
       queue_[(first_ + queued_) % queue_.size()] = {address, bytes};
       ++queued_;
@@ -56,7 +60,7 @@ class prefaulter {
 
   void drain() noexcept {
     std::unique_lock<std::mutex> g(mutex_);
-    idle_.wait(g, [&] { return done_ == asked_ || stopping_; });
+    idle_.wait(g, [&] { return done_ == asked_; });
   }
 
   std::size_t populated() const noexcept { return populated_.load(std::memory_order_relaxed); }
@@ -67,17 +71,15 @@ class prefaulter {
   void serve() {
     std::unique_lock<std::mutex> g(mutex_);
     for (;;) {
-      wake_.wait(g, [&] { return queued_ > 0 || stopping_ || pausing_; });
-      if (stopping_ || pausing_) return;
+      wake_.wait(g, [&] { return queued_ > 0 || pausing_; });
+      if (pausing_) return;
       const range r = queue_[first_];
       first_ = (first_ + 1) % queue_.size();
       --queued_;
       g.unlock();
-      if (::madvise(r.address, r.bytes, MADV_POPULATE_WRITE) == 0) {
+      // A range unmapped or made inaccessible meanwhile fails: skipped.
+      if (::madvise(r.address, r.bytes, MADV_POPULATE_WRITE) == 0)
         populated_.fetch_add(1, std::memory_order_relaxed);
-      } else if (errno == EINVAL) {
-        unsupported_.store(true, std::memory_order_relaxed);  // an older kernel
-      }
       g.lock();
       ++done_;
       if (done_ == asked_) idle_.notify_all();
@@ -103,6 +105,7 @@ class prefaulter {
     if (p.queued_ > 0 && !p.start()) {
       p.done_ += p.queued_;  // dropped: drain() must not wait for them
       p.queued_ = 0;
+      p.idle_.notify_all();
     }
     p.mutex_.unlock();
     p.wake_.notify_one();
@@ -136,7 +139,6 @@ class prefaulter {
   std::uint64_t asked_ = 0;
   std::uint64_t done_ = 0;
   bool started_ = false;
-  bool stopping_ = false;
   bool pausing_ = false;  // for fork()
   std::atomic<bool> unsupported_{false};
   std::atomic<std::size_t> populated_{0};
@@ -144,9 +146,13 @@ class prefaulter {
 };
 
 prefaulter& prefaulter::self() {
-  static prefaulter p;
+  static prefaulter& p = *new prefaulter;
   return p;
 }
+
+// Made before main(), while the process has one thread: a fork() during
+// the first use would otherwise leave the child a half-made object.
+[[maybe_unused]] prefaulter& made_early = prefaulter::self();
 
 }  // namespace
 

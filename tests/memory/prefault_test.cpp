@@ -47,14 +47,26 @@ TEST(prefault, pages_faulted_in_behind_a_writer_keep_what_it_wrote) {
   }
 }
 
-// A range unmapped before its turn is skipped, not a crash.
-TEST(prefault, a_range_unmapped_before_its_turn_is_skipped) {
+// A range unmapped or made inaccessible before its turn is skipped, not a
+// crash, and later ranges are still faulted in.
+TEST(prefault, a_range_gone_before_its_turn_is_skipped_and_the_next_served) {
   for (int round = 0; round < 20; ++round) {
     huge_buffer<std::byte> gone(std::size_t{4} << 20);
     prefault_async(gone.data(), gone.size());
   }
+  void* closed =
+      ::mmap(nullptr, std::size_t{4} << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(closed, MAP_FAILED);
+  prefault_async(closed, std::size_t{4} << 20);  // refused by the kernel
   prefault_drain();
-  SUCCEED();
+  ::munmap(closed, std::size_t{4} << 20);
+  const std::size_t before = prefaulted_ranges();
+  huge_buffer<std::byte> live(std::size_t{4} << 20);
+  prefault_async(live.data(), live.size());
+  prefault_drain();
+  if (kernel_populates()) {
+    EXPECT_EQ(prefaulted_ranges(), before + 1);
+  }
 }
 
 // A large chunk of an arena is faulted in past its first huge page; what
