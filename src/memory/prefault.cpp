@@ -131,7 +131,7 @@ class prefaulter {
   }
 
   std::mutex mutex_;
-  std::condition_variable wake_;  // a request, or stop
+  std::condition_variable wake_;  // a request, or a pause for fork()
   std::condition_variable idle_;  // every request done
   std::array<range, 64> queue_{};
   std::size_t first_ = 0;

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <thread>
 
 #include "weave/memory/chunk_arena.hpp"
 #include "weave/memory/huge_buffer.hpp"
