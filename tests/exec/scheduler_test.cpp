@@ -130,6 +130,33 @@ TEST(schedulers, an_exception_reaches_the_caller_and_frees_every_frame_in_flight
       [](std::size_t i) { return i; }));
 }
 
+// A request that runs a ring of its own before it suspends: the inner ring
+// must not take the slots of the outer one, which reuses its thread's.
+template <class Policy>
+task<std::size_t> sum_of_squares_below(const std::vector<int>& data, int* live, std::size_t i) {
+  live_counter c{live};
+  std::size_t sum = 0;
+  interleaved_scheduler{3}.run(
+      i % 7, [&](auto policy, std::size_t k) { return square_after_loads<decltype(policy)>(data, k); },
+      [&](std::size_t, std::size_t square) { sum += square; });
+  co_await load<Policy>(data[i % 8]);
+  co_return sum;
+}
+
+TEST(schedulers, a_ring_inside_a_request_of_another_keeps_both_apart) {
+  const std::vector<int> data(8, 1);
+  int live = 0;
+  std::vector<std::size_t> expected(300);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    for (std::size_t k = 0; k < i % 7; ++k) expected[i] += k * k;
+  }
+  testing::expect_every_mode<std::size_t>(
+      expected.size(),
+      [&](auto policy, std::size_t i) { return sum_of_squares_below<decltype(policy)>(data, &live, i); },
+      expected);
+  EXPECT_EQ(live, 0);
+}
+
 TEST(schedulers, reject_group_sizes_outside_one_to_256) {
   EXPECT_THROW(interleaved_scheduler{0}, std::invalid_argument);
   EXPECT_THROW(batched_scheduler{257}, std::invalid_argument);
