@@ -4,19 +4,24 @@
 //
 //   count_in   SELECT COUNT(*) FROM T WHERE C IN (values)
 //   fetch_row  SELECT * FROM T WHERE rowid = r: one request per column, so
-//              an interleaved scheduler overlaps the columns' misses. Each
-//              column type runs its own chain of tasks (code, then an
-//              integer array access or a front-coded block walk).
+//              an interleaved scheduler overlaps the columns' misses. A
+//              slot loops over columns in one frame (request_stream.hpp):
+//              an integer in Main is the code, then one dictionary load,
+//              both awaited there; a string (a front-coded block walk) or a
+//              Delta row runs a task of its own.
 //   find_row   the first row whose column C equals a value
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "weave/column/in_predicate.hpp"
 #include "weave/column/table.hpp"
+#include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 
 namespace weave::column {
@@ -41,6 +46,28 @@ task<value> fetch_value(const column_type& type, const basic_column<T>& column, 
   co_return to_value(type, co_await fetch<Policy>(column, row));
 }
 
+// The value of `row` in each requested column. A frame per column cost about
+// five times the instructions of the two loads a column takes (callgrind:
+// 642 a column with four nested tasks).
+template <execution_policy Policy, request_stream<std::size_t, value> Requests>
+typename Requests::task_type fetch_values(const table& t, std::size_t row, Requests requests) {
+  while (requests.next()) {
+    const table_column& c = t.column(requests.argument());
+    if (const auto* col = std::get_if<basic_column<std::int32_t>>(&c.data); col && row < col->main_rows()) {
+      requests.deliver(to_value(
+          c.type, co_await extract<Policy>(col->main(), co_await code_at<Policy>(col->main_codes(), row))));
+    } else if (const auto* wide = std::get_if<basic_column<std::int64_t>>(&c.data);
+               wide && row < wide->main_rows()) {
+      requests.deliver(to_value(
+          c.type, co_await extract<Policy>(wide->main(), co_await code_at<Policy>(wide->main_codes(), row))));
+    } else {
+      requests.deliver(co_await std::visit(
+          [&](const auto& any) { return fetch_value<Policy>(c.type, any, row); }, c.data));
+    }
+  }
+  co_return requests.finish();
+}
+
 }  // namespace detail
 
 template <class Scheduler>
@@ -62,11 +89,9 @@ void fetch_row(const table& t, std::size_t row, Scheduler& scheduler, std::vecto
   out.resize(t.column_count());
   scheduler.run(
       t.column_count(),
-      [&](auto policy, std::size_t i) {
-        const table_column& c = t.column(i);
-        return std::visit(
-            [&](const auto& col) { return detail::fetch_value<decltype(policy)>(c.type, col, row); }, c.data);
-      },
+      streamed([&](auto policy,
+                   auto requests) { return detail::fetch_values<decltype(policy)>(t, row, requests); },
+               [](std::size_t i) { return i; }),
       [&](std::size_t i, value v) { out[i] = std::move(v); });
 }
 

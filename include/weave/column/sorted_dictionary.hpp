@@ -52,9 +52,10 @@ task<std::optional<code_t>> locate(const sorted_dictionary<T>& dict, T value) {
   co_return std::nullopt;
 }
 
+// One load, awaited in the caller's frame: no task of its own.
 template <execution_policy Policy, class T>
-task<T> extract(const sorted_dictionary<T>& dict, code_t code) {
-  co_return co_await load<Policy>(dict.at(code));
+load_awaitable<Policy, T> extract(const sorted_dictionary<T>& dict, code_t code) noexcept {
+  return load<Policy>(dict.at(code));
 }
 
 }  // namespace weave::column
