@@ -243,13 +243,6 @@ void check_fits(const table_column& column, const value& v) {
   }
 }
 
-value to_value(const column_type&, std::int32_t v) { return v; }
-value to_value(const column_type& type, std::int64_t v) {
-  if (type.kind == type_kind::decimal) return decimal{v, type.scale};
-  return v;
-}
-value to_value(const column_type&, const std::string& v) { return v; }
-
 // --- generation ----------------------------------------------------------
 
 void validate(const table_recipe& recipe) {

@@ -129,16 +129,28 @@ class basic_column {
 // than a task, so that reading a code takes no frame of its own (a frame, its
 // ramp and the transfers in and out cost more instructions than the read).
 template <execution_policy Policy>
-struct code_awaitable : prefetch_awaitable<Policy> {
+struct code_awaitable : detail::suspend_to_scheduler {
   const bit_packed_vector* codes;
   std::size_t row;
 
+  bool await_ready() const noexcept {
+    if constexpr (Policy::suspends) {
+      // The code's bytes span one line or two: its first and last byte name
+      // them, with no count of lines to work out.
+      const char* first = static_cast<const char*>(codes->address_of(row));
+      detail::prefetch_line(first);
+      detail::prefetch_line(first + bit_packed_vector::span_bytes() - 1);
+      return false;
+    } else {
+      return true;
+    }
+  }
   code_t await_resume() const noexcept { return (*codes)[row]; }
 };
 
 template <execution_policy Policy>
 code_awaitable<Policy> code_at(const bit_packed_vector& codes, std::size_t row) noexcept {
-  return {prefetch<Policy>(codes.address_of(row), bit_packed_vector::span_bytes()), &codes, row};
+  return {{}, &codes, row};
 }
 
 // The value of `row`: the code, then the dictionary, each a likely miss.

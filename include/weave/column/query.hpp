@@ -92,7 +92,7 @@ void fetch_row(const table& t, std::size_t row, Scheduler& scheduler, std::vecto
       streamed([&](auto policy,
                    auto requests) { return detail::fetch_values<decltype(policy)>(t, row, requests); },
                [](std::size_t i) { return i; }),
-      [&](std::size_t i, value v) { out[i] = std::move(v); });
+      [&](std::size_t i, value&& v) { out[i] = std::move(v); });
 }
 
 template <class Scheduler>

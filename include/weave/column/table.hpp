@@ -69,10 +69,14 @@ key_t<T> key_of(const value& v) noexcept {
   }
 }
 
-// Converts a stored value to the API's value for a column of `type`.
-value to_value(const column_type& type, std::int32_t v);
-value to_value(const column_type& type, std::int64_t v);
-value to_value(const column_type& type, const std::string& v);
+// Converts a stored value to the API's value for a column of `type`. Inline:
+// fetch_row converts every column of a row.
+inline value to_value(const column_type&, std::int32_t v) { return v; }
+inline value to_value(const column_type& type, std::int64_t v) {
+  if (type.kind == type_kind::decimal) return decimal{v, type.scale};
+  return v;
+}
+inline value to_value(const column_type&, const std::string& v) { return v; }
 
 // A table made up from a recipe, for benchmarks and the demo. Column i has
 // type types[i % types.size()] and `distinct` distinct values (capped by
