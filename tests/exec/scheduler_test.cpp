@@ -193,9 +193,6 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
         [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
         [&](std::size_t, std::size_t v) { sum += v; });
   };
-  // A run shorter than the shortest window is not timed.
-  for (std::size_t r = 0; r < 10; ++r) run(0, adaptive_scheduler::min_window - 1);
-  EXPECT_FALSE(scheduler.calibrated());
   // Each run of 20 requests is one window: the probe group, then sequential.
   run(0, 20);
   EXPECT_FALSE(scheduler.calibrated());
@@ -203,8 +200,32 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < adaptive_scheduler::min_window - 1; ++i) expected += 10 * (i * 5 * i * 5);
   for (std::size_t i = 0; i < 20; ++i) expected += 2 * (i * 5 * i * 5);
+  EXPECT_EQ(sum, expected);
+}
+
+// Runs shorter than the shortest window (a row of a few columns) are timed
+// together: here two runs make each window.
+TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window) {
+  const std::vector<int> data(8, 1);
+  adaptive_scheduler scheduler{adaptive_options{}};
+  constexpr std::size_t short_run = adaptive_scheduler::min_window / 2 + 1;
+  std::size_t sum = 0;
+  const auto run = [&] {
+    scheduler.run(
+        short_run,
+        [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
+        [&](std::size_t, std::size_t v) { sum += v; });
+  };
+  for (int r = 0; r < 3; ++r) {
+    run();
+    EXPECT_FALSE(scheduler.calibrated()) << "after run " << r;
+  }
+  run();
+  EXPECT_TRUE(scheduler.calibrated());
+  EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < short_run; ++i) expected += 4 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
 }
 

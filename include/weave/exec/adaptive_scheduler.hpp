@@ -19,9 +19,10 @@
 //
 // A window is a slice of a run (`window` requests, or a sixth of a shorter
 // run, but at least `short_window`), or a whole run shorter than that (a
-// query that fetches a row's 200 columns is one run of 200 requests). So
-// many short runs calibrate and re-check across runs, each timed as it will
-// run: slices of a few dozen requests would overweight the ring's filling
+// query that fetches a row's 200 columns is one run of 200 requests), or
+// several whole runs shorter than `min_window` (a 10-column row), timed
+// together. So many short runs calibrate and re-check across runs, each
+// timed as it will run: slices of a few dozen requests would overweight the ring's filling
 // and draining, which favoured small groups (G=3 against 16 on 200 columns,
 // at 1.3x-1.5x the time). Until the first window is timed, a run goes at the
 // probe group, and until calibration ends, with the best choice timed so far;
@@ -63,7 +64,8 @@ struct adaptive_decision {
 
 class adaptive_scheduler {
  public:
-  // Runs shorter than this are not timed: a window that short says little.
+  // The fewest requests a window times: a window that short says little, so
+  // shorter runs are timed together until they hold this many.
   static constexpr std::size_t min_window = 16;
   // The shortest slice of a run that is timed as a window; a shorter run is
   // timed whole. The ring fills and drains once per window, which in a few
@@ -101,8 +103,15 @@ class adaptive_scheduler {
         const std::size_t wanted = std::min(window_for(plan_[timed_]), slice);
         const std::size_t left = last - pos;
         const std::size_t n = left >= wanted ? wanted : (pos == first && left >= min_window ? left : 0);
+        if (n == 0 && pos == first) {
+          // A whole run shorter than a window: part of one.
+          const timed t = run_with(plan_[timed_].interleave, plan_[timed_].group, pos, last, make, sink);
+          total += t.stats;
+          gather(t, left);
+          break;
+        }
         if (n == 0) {
-          total += run_current(pos, last, make, sink).stats;
+          total += run_current(pos, last, make, sink);
           break;
         }
         const timed t = run_with(plan_[timed_].interleave, plan_[timed_].group, pos, pos + n, make, sink);
@@ -112,7 +121,7 @@ class adaptive_scheduler {
         continue;
       }
       const std::size_t chunk = std::min(until_recheck_, last - pos);
-      total += run_current(pos, pos + chunk, make, sink).stats;
+      total += run_current(pos, pos + chunk, make, sink);
       pos += chunk;
       until_recheck_ -= chunk;
       if (until_recheck_ == 0) plan_recheck();
@@ -161,9 +170,12 @@ class adaptive_scheduler {
     return {stats, ns / static_cast<double>(std::max<std::size_t>(last - first, 1))};
   }
 
+  // Untimed: two clock reads a run cost more than a 10-column row's requests
+  // gain (40-100 ns on these VMs).
   template <class Make, class Sink>
-  timed run_current(std::size_t first, std::size_t last, Make& make, Sink& sink) const {
-    return run_with(decision_.interleave, decision_.group, first, last, make, sink);
+  run_stats run_current(std::size_t first, std::size_t last, Make& make, Sink& sink) const {
+    return decision_.interleave ? interleaved_scheduler{decision_.group}.run(first, last, make, sink)
+                                : sequential_scheduler{}.run(first, last, make, sink);
   }
 
   void plan(std::initializer_list<candidate> candidates, phase p) {
@@ -184,9 +196,23 @@ class adaptive_scheduler {
                                    std::max(w / 16 + 1, min_window), w);
   }
 
+  // Adds a run shorter than a window to the window it is part of, and
+  // records that window once it holds min_window requests.
+  void gather(const timed& t, std::size_t requests) {
+    gathered_.stats += t.stats;
+    gathered_.ns_per_request += t.ns_per_request * static_cast<double>(requests);  // a sum until recorded
+    gathered_requests_ += requests;
+    if (gathered_requests_ < min_window) return;
+    timed whole = gathered_;
+    whole.ns_per_request /= static_cast<double>(gathered_requests_);
+    record(whole, gathered_requests_);
+  }
+
   // Takes the time of the window just run and, once a phase's windows are
   // all timed, decides.
   void record(const timed& t, std::size_t requests) {
+    gathered_ = {};  // short runs gathered so far were for this window, or one before it
+    gathered_requests_ = 0;
     const candidate c = plan_[timed_];
     ns_[timed_] = t.ns_per_request;
     if (!c.interleave) sequential_ns_ = t.ns_per_request;
@@ -307,6 +333,8 @@ class adaptive_scheduler {
   double best_ns_ = 0;        // calibration: the time the model's group must beat
   double probe_stages_ = 0;   // calibration: suspensions per request at the probe group
   double sequential_ns_ = 0;  // per request, in the last sequential window
+  timed gathered_{};          // short runs of the window being timed, their time summed
+  std::size_t gathered_requests_ = 0;
 };
 
 }  // namespace weave
