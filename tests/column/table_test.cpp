@@ -2,6 +2,8 @@
 // each scheduler, across Main and Delta, every type; generated tables hold
 // the values generated_value names; CSV loading and its errors.
 
+#include "weave/column/table.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,10 +15,10 @@
 
 #include "weave/column/csv.hpp"
 #include "weave/column/query.hpp"
-#include "weave/column/table.hpp"
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/batched_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
+#include "weave/exec/latency_target_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
 
 namespace weave::column {
@@ -51,6 +53,11 @@ void for_each_scheduler(Check check) {
   small.window = 16;
   adaptive_scheduler adaptive{small};
   check(adaptive, "adaptive");
+  latency_target_options target;
+  target.p99_us = 50;
+  target.window = 100;
+  latency_target_scheduler latency{target};
+  check(latency, "latency-target");  // times each request: fetch_row gives it one task per column
 }
 
 TEST(table, queries_match_a_row_store_across_main_and_delta) {

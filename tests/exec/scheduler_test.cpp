@@ -211,11 +211,17 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window
   adaptive_scheduler scheduler{adaptive_options{}};
   constexpr std::size_t short_run = adaptive_scheduler::min_window / 2 + 1;
   std::size_t sum = 0;
+  std::vector<bool> interleaved;  // per run: whether its requests ran under the interleaved policy
   const auto run = [&] {
+    bool suspending = false;
     scheduler.run(
         short_run,
-        [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
+        [&](auto policy, std::size_t i) {
+          suspending = decltype(policy)::suspends;
+          return square_after_loads<decltype(policy)>(data, i * 5);
+        },
         [&](std::size_t, std::size_t v) { sum += v; });
+    interleaved.push_back(suspending);
   };
   for (int r = 0; r < 3; ++r) {
     run();
@@ -224,6 +230,8 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window
   run();
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
+  // The probe group's window, then sequential's: two runs each.
+  EXPECT_EQ(interleaved, (std::vector<bool>{true, true, false, false}));
   std::size_t expected = 0;
   for (std::size_t i = 0; i < short_run; ++i) expected += 4 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -87,12 +88,25 @@ template <class Scheduler>
 void fetch_row(const table& t, std::size_t row, Scheduler& scheduler, std::vector<value>& out) {
   if (row >= t.rows()) throw std::invalid_argument("row " + std::to_string(row) + " is past the table's end");
   out.resize(t.column_count());
-  scheduler.run(
-      t.column_count(),
-      streamed([&](auto policy,
-                   auto requests) { return detail::fetch_values<decltype(policy)>(t, row, requests); },
-               [](std::size_t i) { return i; }),
-      [&](std::size_t i, value&& v) { out[i] = std::move(v); });
+  const auto sink = [&](std::size_t i, value&& v) { out[i] = std::move(v); };
+  if constexpr (runs_streamed<std::remove_cvref_t<Scheduler>>) {
+    scheduler.run(
+        t.column_count(),
+        streamed([&](auto policy,
+                     auto requests) { return detail::fetch_values<decltype(policy)>(t, row, requests); },
+                 [](std::size_t i) { return i; }),
+        sink);
+  } else {
+    scheduler.run(
+        t.column_count(),
+        [&](auto policy, std::size_t i) {
+          const table_column& c = t.column(i);
+          return std::visit(
+              [&](const auto& col) { return detail::fetch_value<decltype(policy)>(c.type, col, row); },
+              c.data);
+        },
+        sink);
+  }
 }
 
 template <class Scheduler>

@@ -83,4 +83,7 @@ class latency_target_scheduler {
   std::vector<std::chrono::steady_clock::time_point> started_;  // of the requests of the current run
 };
 
+template <>
+inline constexpr bool runs_streamed<latency_target_scheduler> = false;
+
 }  // namespace weave

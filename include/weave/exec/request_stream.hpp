@@ -153,6 +153,12 @@ streamed_operation<Operation, ArgumentOf> streamed(Operation operation, Argument
   return {std::move(operation), std::move(argument_of)};
 }
 
+// Whether a scheduler runs streamed operations. One that times each request
+// on its own (latency_target_scheduler) does not; an operation that has a
+// streamed form then gives it one task per request instead.
+template <class Scheduler>
+inline constexpr bool runs_streamed = true;
+
 namespace detail {
 
 template <class T>

@@ -23,7 +23,8 @@
 // then runs one slot too many until a driver sees `excess` and retires.
 //
 // The loop makes no heap allocation and no indirect call besides resume(),
-// except for the list of parked frames.
+// except for the list of parked frames and the slot arrays of a ring run
+// inside a request of another (ring_slots).
 
 #include <array>
 #include <coroutine>
@@ -135,9 +136,16 @@ class ring_slots {
     std::array<task<void>, capacity> slots;
     std::array<std::coroutine_handle<>, capacity> leaves;
   };
+  // Never destroyed: every run leaves its slots empty, and a ring run from
+  // another thread_local's destructor at thread exit must not find them gone.
+  union kept_arrays {
+    kept_arrays() : held() {}
+    ~kept_arrays() {}
+    arrays held;
+  };
   static arrays& thread_arrays() {
-    thread_local arrays kept;
-    return kept;
+    thread_local kept_arrays kept;
+    return kept.held;
   }
   static bool& thread_busy() noexcept {
     thread_local bool busy = false;
