@@ -160,11 +160,17 @@ class adaptive_scheduler {
   static constexpr std::size_t check_windows = 6;
 
   template <class Make, class Sink>
+  static run_stats run_as(bool interleave, std::size_t group, std::size_t first, std::size_t last, Make& make,
+                          Sink& sink) {
+    return interleave ? interleaved_scheduler{group}.run(first, last, make, sink)
+                      : sequential_scheduler{}.run(first, last, make, sink);
+  }
+
+  template <class Make, class Sink>
   timed run_with(bool interleave, std::size_t group, std::size_t first, std::size_t last,
                  Make& make, Sink& sink) const {
     const auto start = std::chrono::steady_clock::now();
-    run_stats stats = interleave ? interleaved_scheduler{group}.run(first, last, make, sink)
-                                 : sequential_scheduler{}.run(first, last, make, sink);
+    run_stats stats = run_as(interleave, group, first, last, make, sink);
     const auto stop = std::chrono::steady_clock::now();
     const double ns = std::chrono::duration<double, std::nano>(stop - start).count();
     return {stats, ns / static_cast<double>(std::max<std::size_t>(last - first, 1))};
@@ -174,8 +180,7 @@ class adaptive_scheduler {
   // gain (40-100 ns on these VMs).
   template <class Make, class Sink>
   run_stats run_current(std::size_t first, std::size_t last, Make& make, Sink& sink) const {
-    return decision_.interleave ? interleaved_scheduler{decision_.group}.run(first, last, make, sink)
-                                : sequential_scheduler{}.run(first, last, make, sink);
+    return run_as(decision_.interleave, decision_.group, first, last, make, sink);
   }
 
   void plan(std::initializer_list<candidate> candidates, phase p) {
@@ -199,19 +204,20 @@ class adaptive_scheduler {
   // Adds a run shorter than a window to the window it is part of, and
   // records that window once it holds min_window requests.
   void gather(const timed& t, std::size_t requests) {
-    gathered_.stats += t.stats;
-    gathered_.ns_per_request += t.ns_per_request * static_cast<double>(requests);  // a sum until recorded
+    gathered_stats_ += t.stats;
+    gathered_ns_ += t.ns_per_request * static_cast<double>(requests);
     gathered_requests_ += requests;
     if (gathered_requests_ < min_window) return;
-    timed whole = gathered_;
-    whole.ns_per_request /= static_cast<double>(gathered_requests_);
+    const timed whole{gathered_stats_, gathered_ns_ / static_cast<double>(gathered_requests_)};
     record(whole, gathered_requests_);
   }
 
   // Takes the time of the window just run and, once a phase's windows are
   // all timed, decides.
   void record(const timed& t, std::size_t requests) {
-    gathered_ = {};  // short runs gathered so far were for this window, or one before it
+    // Short runs gathered so far were for this window, or one before it.
+    gathered_stats_ = {};
+    gathered_ns_ = 0;
     gathered_requests_ = 0;
     const candidate c = plan_[timed_];
     ns_[timed_] = t.ns_per_request;
@@ -333,7 +339,9 @@ class adaptive_scheduler {
   double best_ns_ = 0;        // calibration: the time the model's group must beat
   double probe_stages_ = 0;   // calibration: suspensions per request at the probe group
   double sequential_ns_ = 0;  // per request, in the last sequential window
-  timed gathered_{};          // short runs of the window being timed, their time summed
+  // The short runs of the window being timed so far.
+  run_stats gathered_stats_;
+  double gathered_ns_ = 0;  // their time
   std::size_t gathered_requests_ = 0;
 };
 
