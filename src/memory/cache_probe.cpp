@@ -33,7 +33,6 @@ constexpr double l1_tolerance = 1.5;      // an L1 hit: within this factor of th
 constexpr double stable_tolerance = 1.5;  // memory's latency: the largest sizes within this factor
 constexpr double memory_floor_ns = 50;    // slower than a cache hit, faster than a DRAM miss
 constexpr double memory_to_cache = 2.5;   // a last-level hit is at least this much faster than memory
-constexpr double clear_jump = 1.5;        // the latency rises at least this much across the last cache's end
 
 // ---------------------------------------------------------------------------
 // The probe.
@@ -320,10 +319,8 @@ cache_boundaries find_boundaries(std::span<const latency_point> curve) {
   if (!found.memory_reached) return found;
   const double memory_ns = median3(a, b, c);
   const std::size_t llc_end = split(l1_end, memory_ns / memory_to_cache);
-  if (llc_end == l1_end || llc_end + 2 > n || llc_end < 2) return found;
-  const double below = (curve[llc_end - 2].ns + curve[llc_end - 1].ns) / 2;
-  const double above = (curve[llc_end].ns + curve[llc_end + 1].ns) / 2;
-  if (above >= clear_jump * below) found.llc_bytes = curve[llc_end - 1].bytes;
+  if (llc_end == l1_end || llc_end == n) return found;
+  found.llc_bytes = curve[llc_end - 1].bytes;
   return found;
 }
 
@@ -538,7 +535,7 @@ std::string cache_file_key(const os_cache_sizes& os) {
   } catch (...) {
   }
   if (model.empty()) model = "unknown";
-  return "probe=1;cpu=" + printable(model) + ";os_l1d=" + std::to_string(os.l1d_bytes) +
+  return "probe=2;cpu=" + printable(model) + ";os_l1d=" + std::to_string(os.l1d_bytes) +
          ";os_llc=" + std::to_string(os.llc_bytes);
 }
 
