@@ -319,7 +319,7 @@ cache_boundaries find_boundaries(std::span<const latency_point> curve) {
   if (!found.memory_reached) return found;
   const double memory_ns = median3(a, b, c);
   const std::size_t llc_end = split(l1_end, memory_ns / memory_to_cache);
-  if (llc_end == l1_end || llc_end == n) return found;
+  if (llc_end == l1_end) return found;  // (the three largest sizes are never cheap)
   found.llc_bytes = curve[llc_end - 1].bytes;
   return found;
 }

@@ -26,8 +26,8 @@ struct latency_point {
   double ns = 0;
 };
 
-// Where a random access stops being cheap; 0 where the curve shows no clear
-// boundary.
+// Where a random access stops being cheap; 0 where the curve does not say
+// (no L1 level; for the last cache, memory not reached).
 struct cache_boundaries {
   std::size_t l1d_bytes = 0;
   std::size_t llc_bytes = 0;
@@ -60,7 +60,12 @@ struct cache_boundaries {
 // On a tie the smaller split wins (a last cache taken too small costs a few
 // suspensions on cached data; too large, interleaving where it pays most).
 // The figures are the largest sizes measured cheap, so they may fall short
-// of the true size by one step of the curve (1.5x at most).
+// of the true size by one step of the curve (1.5x). On a gradual rise the
+// last cache's figure is where a load starts to cost most of a miss, not a
+// cache's size, and it may fall shorter: the probe stops at three sizes in a
+// row within 1.5x of one another, which a rise of 1.2x a step also is, so
+// memory's latency and the split may come out low (a last cache taken too
+// small, the cheaper error).
 cache_boundaries find_boundaries(std::span<const latency_point> curve);
 
 struct probe_options {
@@ -148,7 +153,7 @@ const char* probe_state_name(cache_sizes::probe_state state) noexcept;
 // One JSON object for a benchmark's context, e.g.
 // {"l1d":32768,"l1d_source":"os","llc":33554432,"llc_source":"os","os_l1d":32768,
 //  "os_llc":33554432,"probe":"cached","probe_l1d":32768,"probe_llc":25165824}
-// (probe_l1d and probe_llc only when the probe ran; 0 there: no clear boundary).
+// (probe_l1d and probe_llc only when the probe ran; 0 there: no boundary found).
 std::string describe(const cache_sizes& sizes);
 
 }  // namespace weave::machine

@@ -23,7 +23,7 @@ struct cache_sizes {
   source l1d_source = source::fallback;
   source llc_source = source::fallback;
   // For reporting: what the OS said (0: nothing) and what the probe found
-  // (0: no clear boundary, or the probe did not run).
+  // (0: no boundary found, or the probe did not run).
   std::size_t os_l1d_bytes = 0;
   std::size_t os_llc_bytes = 0;
   std::size_t probe_l1d_bytes = 0;
