@@ -114,16 +114,21 @@ class front_coded_dictionary {
     return std::min(block_size, size_ - block * block_size);
   }
 
-  // Plain decode, for merges and tests.
-  std::string at(code_t code) const {
+  // The string of `code`, whose block starts at byte `offset`: a walk of
+  // the block up to it, once its lines are cached (or not: the plain decode
+  // below passes the offset it reads).
+  std::string string_at(std::uint64_t offset, code_t code) const {
     std::string out;
-    const std::size_t b = code / block_size;
-    walk(bytes_.data() + offsets_[b], code % block_size + 1, [&](std::size_t j, std::string_view s) {
-      if (j == code % block_size) out = s;
+    const std::size_t target = code % block_size;
+    walk(bytes_.data() + offset, target + 1, [&](std::size_t j, std::string_view s) {
+      if (j == target) out = s;
       return true;
     });
     return out;
   }
+
+  // Plain decode, for merges and tests.
+  std::string at(code_t code) const { return string_at(offsets_[code / block_size], code); }
 
  private:
   huge_buffer<char> bytes_;
@@ -159,19 +164,15 @@ task<std::optional<code_t>> locate(const front_coded_dictionary& dict, std::stri
   co_return code;
 }
 
+// The string of a code: its block's offset, then the block. A loop that
+// reads many columns in one frame (column/query.hpp) awaits the same two
+// loads inline rather than run this task.
 template <execution_policy Policy>
 task<std::string> extract(const front_coded_dictionary& dict, code_t code) {
   const std::size_t block = code / front_coded_dictionary::block_size;
   const std::uint64_t offset = co_await load<Policy>(dict.block_offset(block));
-  const std::uint64_t end = dict.block_offset(block + 1);
-  co_await prefetch<Policy>(dict.data() + offset, end - offset);
-  std::string out;
-  const std::size_t target = code % front_coded_dictionary::block_size;
-  front_coded_dictionary::walk(dict.data() + offset, target + 1, [&](std::size_t j, std::string_view s) {
-    if (j == target) out = s;
-    return true;
-  });
-  co_return out;
+  co_await prefetch<Policy>(dict.data() + offset, dict.block_offset(block + 1) - offset);
+  co_return dict.string_at(offset, code);
 }
 
 }  // namespace weave::column
