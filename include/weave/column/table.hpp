@@ -9,8 +9,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "weave/column/column.hpp"
@@ -77,6 +78,7 @@ inline value to_value(const column_type& type, std::int64_t v) {
   return v;
 }
 inline value to_value(const column_type&, const std::string& v) { return v; }
+inline value to_value(const column_type&, std::string&& v) { return std::move(v); }
 
 // A table made up from a recipe, for benchmarks and the demo. Column i has
 // type types[i % types.size()] and `distinct` distinct values (capped by
