@@ -183,15 +183,15 @@ TEST(find_boundaries, a_gradual_rise_ends_the_last_cache_where_a_load_costs_most
   // Up to a memory plateau at 100 ns: the cache ends at the last size
   // within 40 ns (memory / 2.5), though no step marks it.
   const auto plateau = [&](std::size_t bytes) { return std::min(rising(bytes), 100.0); };
-  found = find_boundaries(make_curve(256 * MiB, plateau));
+  const auto curve = make_curve(256 * MiB, plateau);
+  found = find_boundaries(curve);
   EXPECT_EQ(found.l1d_bytes, 32 * KiB);
   EXPECT_TRUE(found.memory_reached);
   ASSERT_NE(found.llc_bytes, 0u);
   EXPECT_LE(plateau(found.llc_bytes), 40.0);
-  const auto sizes = make_curve(256 * MiB, plateau);
-  const auto next = std::find_if(sizes.begin(), sizes.end(),
+  const auto next = std::find_if(curve.begin(), curve.end(),
                                  [&](const latency_point& p) { return p.bytes > found.llc_bytes; });
-  ASSERT_NE(next, sizes.end());
+  ASSERT_NE(next, curve.end());
   EXPECT_GT(next->ns, 40.0);
 
   // The probe itself stops earlier on such a rise: at 32 MiB its last three
