@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "support/every_mode.hpp"
@@ -155,6 +156,78 @@ TEST(schedulers, a_ring_inside_a_request_of_another_keeps_both_apart) {
       [&](auto policy, std::size_t i) { return sum_of_squares_below<decltype(policy)>(data, &live, i); },
       expected);
   EXPECT_EQ(live, 0);
+}
+
+// Rings inside rings, `depth` levels below this one: each request of a level
+// runs a ring over the next level's requests, so the sum at the top counts
+// the requests of the bottom level, 2^depth of them per top-level request.
+template <class Policy>
+task<std::size_t> leaves_below(const std::vector<int>& data, std::size_t depth, std::size_t i) {
+  std::size_t leaves = 0;
+  if (depth == 0) {
+    leaves = 1;
+  } else {
+    interleaved_scheduler{2}.run(
+        2, [&](auto policy, std::size_t k) { return leaves_below<decltype(policy)>(data, depth - 1, k); },
+        [&](std::size_t, std::size_t n) { leaves += n; });
+  }
+  co_await load<Policy>(data[i % data.size()]);
+  co_return leaves;
+}
+
+TEST(schedulers, rings_inside_rings_reuse_their_threads_arrays) {
+  const std::vector<int> data(8, 1);
+  // Depths 1 to 4 below the outer ring keep their arrays; depth 5 and deeper
+  // make their own each run.
+  for (const std::size_t depth : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{6}}) {
+    std::thread([&] {
+      std::size_t sum = 0;
+      const auto run = [&] {
+        interleaved_scheduler{4}.run(
+            16, [&](auto policy, std::size_t i) { return leaves_below<decltype(policy)>(data, depth, i); },
+            [&](std::size_t, std::size_t n) { sum += n; });
+      };
+      run();
+      const std::size_t made = weave::detail::ring_slots::nested_arrays_made();
+      run();
+      run();
+      EXPECT_EQ(sum, 3 * 16 * (std::size_t{1} << depth)) << "depth " << depth;
+      if (depth <= weave::detail::ring_slots::kept_depths) {
+        EXPECT_EQ(made, depth);
+        EXPECT_EQ(weave::detail::ring_slots::nested_arrays_made(), made) << "depth " << depth;
+      } else {
+        EXPECT_GT(weave::detail::ring_slots::nested_arrays_made(), made) << "depth " << depth;
+      }
+    }).join();
+  }
+}
+
+TEST(schedulers, a_ring_that_throws_inside_another_leaves_the_depth_as_it_was) {
+  const std::vector<int> data(8, 1);
+  std::thread([&] {
+    const auto throwing = [&](auto policy, std::size_t i) -> task<std::size_t> {
+      interleaved_scheduler{2}.run(
+          2,
+          [&](auto, std::size_t k) -> task<std::size_t> {
+            if (i == 3 && k == 1) throw std::runtime_error("inner");
+            co_return k;
+          },
+          [](std::size_t, std::size_t) {});
+      co_await load<decltype(policy)>(data[i % data.size()]);
+      co_return i;
+    };
+    EXPECT_THROW(interleaved_scheduler{4}.run(8, throwing, [](std::size_t, std::size_t) {}),
+                 std::runtime_error);
+    // The next outer ring takes the thread's outermost arrays again, and its
+    // inner rings the kept ones: nothing new is made.
+    const std::size_t made = weave::detail::ring_slots::nested_arrays_made();
+    std::size_t sum = 0;
+    interleaved_scheduler{4}.run(
+        8, [&](auto policy, std::size_t i) { return leaves_below<decltype(policy)>(data, 1, i); },
+        [&](std::size_t, std::size_t n) { sum += n; });
+    EXPECT_EQ(sum, 16u);
+    EXPECT_EQ(weave::detail::ring_slots::nested_arrays_made(), made);
+  }).join();
 }
 
 TEST(schedulers, reject_group_sizes_outside_one_to_256) {

@@ -23,8 +23,8 @@
 // then runs one slot too many until a driver sees `excess` and retires.
 //
 // The loop makes no heap allocation and no indirect call besides resume(),
-// except for the list of parked frames and the slot arrays of a ring run
-// inside a request of another (ring_slots).
+// except for the list of parked frames and, once a thread and depth, the
+// slot arrays of a ring run inside a request of another (ring_slots).
 
 #include <array>
 #include <coroutine>
@@ -101,21 +101,36 @@ task<void> drive(request_queue<Make, Sink>& queue) {
 // a row's columns), and zeroing and destroying arrays of 2 * max_group
 // entries cost more than a run of a few requests (callgrind: 155 of 362
 // instructions a column on a 100-column row). So each thread keeps the
-// arrays of its outermost ring and empties only the slots a run used; a ring
-// started inside a running one (a request that runs a scheduler itself) gets
-// arrays of its own.
+// arrays of its rings and empties only the slots a run used. A ring started
+// inside a running one (a request that runs a scheduler itself, as
+// multi_get does inside an interleaved transaction) takes the next arrays
+// of its thread's stack of kept ones, made the first time that depth is
+// reached: 8 KiB made, zeroed and freed per nested run cost more than the
+// few lookups it interleaves.
 class ring_slots {
  public:
   static constexpr std::size_t capacity = 2 * max_group;
+  // Depths whose arrays a thread keeps; deeper rings make their own.
+  static constexpr std::size_t kept_depths = 4;
 
   ring_slots() {
-    bool& busy = thread_busy();
-    if (!busy) {
-      busy = true;
+    kept& k = thread_kept();
+    depth_ = k.depth++;
+    if (depth_ == 0) {
       arrays_ = &thread_arrays();
+    } else if (depth_ <= kept_depths && !k.closed) {
+      arrays*& at = k.nested[depth_ - 1];
+      if (at == nullptr) {
+        static thread_local const janitor clean_up_at_exit;
+        static_cast<void>(clean_up_at_exit);
+        at = new arrays();
+        ++k.made;
+      }
+      arrays_ = at;
     } else {
       owned_ = std::make_unique<arrays>();
       arrays_ = owned_.get();
+      ++k.made;
     }
   }
   ring_slots(const ring_slots&) = delete;
@@ -123,13 +138,16 @@ class ring_slots {
   // Destroys the frames still held (finished ones, or every one after a throw).
   ~ring_slots() {
     for (std::size_t k = 0; k < used_; ++k) arrays_->slots[k] = task<void>{};
-    if (owned_ == nullptr) thread_busy() = false;
+    --thread_kept().depth;
   }
 
   task<void>* slots() noexcept { return arrays_->slots.data(); }
   std::coroutine_handle<>* leaves() noexcept { return arrays_->leaves.data(); }
   // Slots [0, live) may hold frames from now on.
   void use(std::size_t live) noexcept { used_ = live > used_ ? live : used_; }
+
+  // Arrays this thread has made for rings inside rings (for tests).
+  static std::size_t nested_arrays_made() noexcept { return thread_kept().made; }
 
  private:
   struct arrays {
@@ -147,14 +165,35 @@ class ring_slots {
     thread_local kept_arrays kept;
     return kept.held;
   }
-  static bool& thread_busy() noexcept {
-    thread_local bool busy = false;
-    return busy;
+  // Trivially destructible for the same reason; the janitor frees the
+  // nested arrays at thread exit, after which deeper rings make their own.
+  struct kept {
+    std::size_t depth;
+    std::size_t made;
+    bool closed;
+    arrays* nested[kept_depths];
+  };
+  static kept& thread_kept() noexcept {
+    thread_local constinit kept k{};
+    return k;
   }
+  struct janitor {
+    ~janitor() {
+      kept& k = thread_kept();
+      k.closed = true;
+      // No ring runs while it does: a thread's thread_locals go one at a
+      // time, and this one runs none.
+      for (arrays*& a : k.nested) {
+        delete a;
+        a = nullptr;
+      }
+    }
+  };
 
   arrays* arrays_;
   std::unique_ptr<arrays> owned_;
   std::size_t used_ = 0;
+  std::size_t depth_;
 };
 
 // Resumes slot tasks round-robin until every request of [first, last) has
