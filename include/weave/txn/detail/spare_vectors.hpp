@@ -32,4 +32,21 @@ class spare_vectors {
   static inline thread_local std::vector<std::vector<T>> spares_;
 };
 
+// A vector taken from the thread's spares for one operation and given back
+// when it ends (or when its coroutine frame is destroyed).
+template <class T>
+class spare_vector {
+ public:
+  spare_vector() noexcept : v_(spare_vectors<T>::take()) {}
+  spare_vector(const spare_vector&) = delete;
+  spare_vector& operator=(const spare_vector&) = delete;
+  ~spare_vector() { spare_vectors<T>::give(v_); }
+
+  std::vector<T>& operator*() noexcept { return v_; }
+  std::vector<T>* operator->() noexcept { return &v_; }
+
+ private:
+  std::vector<T> v_;
+};
+
 }  // namespace weave::txn::detail
