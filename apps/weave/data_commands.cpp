@@ -38,11 +38,11 @@ std::size_t count_rows(txn::engine& db, const txn::table& table) {
       from = out.back().first + 1;
     }
   } else {
-    std::vector<std::pair<std::string, std::string_view>> out;
-    for (std::string from;;) {
-      const bool first = rows == 0 && from.empty();
+    std::vector<std::pair<byte_key, std::string_view>> out;
+    for (byte_key from;;) {  // the empty key, the first of all
+      const bool first = rows == 0;
       out.clear();
-      sync_wait(t.scan<sequential_policy>(table, std::string_view(from), slice, out));
+      sync_wait(t.scan<sequential_policy>(table, from, slice, out));
       rows += out.size();
       // A slice after the first starts with the key the one before ended with.
       if (!first && !out.empty() && out.front().first == from) --rows;

@@ -166,9 +166,8 @@ template <class Policy>
 task<std::optional<std::uint64_t>> choose_customer(txn::transaction& t, const tables& tb, random_source& r,
                                                    std::uint32_t w, std::uint32_t d) {
   if (r.uniform(1, 100) > 60) co_return customer_key(w, d, r.nurand(1023, 1, customers_per_district));
-  const std::string last = r.random_last_name();
-  const std::string from = customer_name_key(w, d, last, "", 0);
-  std::vector<std::pair<std::string, std::string_view>> found;
+  const byte_key from(customer_name_key(w, d, r.random_last_name(), "", 0));
+  std::vector<std::pair<byte_key, std::string_view>> found;
   found.reserve(16);  // one scan's worth (a small block: larger ones take malloc's slow path)
   std::size_t matching = 0;
   for (;;) {
@@ -176,10 +175,8 @@ task<std::optional<std::uint64_t>> choose_customer(txn::transaction& t, const ta
     co_await t.scan<Policy>(tb.customer_name, before == 0 ? from : found.back().first, 16, found);
     if (before > 0 && found.size() > before) found.erase(found.begin() + static_cast<std::ptrdiff_t>(before));
     matching = 0;
-    while (matching < found.size() && found[matching].first.compare(0, customer_name_prefix, from, 0,
-                                                                    customer_name_prefix) == 0) {
+    while (matching < found.size() && found[matching].first.same_prefix(from, customer_name_prefix))
       ++matching;
-    }
     if (matching < found.size() || found.size() == before) break;  // past the name, or the end
   }
   if (matching == 0) co_return std::nullopt;

@@ -65,9 +65,9 @@ oracle contents(engine& e) {
       sync_wait(t.scan<sequential_policy>(*tab, std::uint64_t{0}, ~std::size_t{0}, all));
       for (const auto& [k, v] : all) records[int_key(k)] = std::string(v);
     } else {
-      std::vector<std::pair<std::string, std::string_view>> all;
+      std::vector<std::pair<byte_key, std::string_view>> all;
       sync_wait(t.scan<sequential_policy>(*tab, std::string(""), ~std::size_t{0}, all));
-      for (const auto& [k, v] : all) records[k] = std::string(v);
+      for (const auto& [k, v] : all) records[k.str()] = std::string(v);
     }
   }
   t.abort();

@@ -281,6 +281,20 @@ TEST(byte_key, largest_is_the_longest_string_of_0xff_and_follows_every_key) {
   for (int i = 0; i < 1000; ++i) ASSERT_LE(byte_key(random_string(rng)), byte_key::largest());
 }
 
+TEST(byte_key, same_prefix_agrees_with_the_strings) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = random_string(rng);
+    // Often b shares a prefix of a, then differs somewhere.
+    std::string b =
+        rng() % 2 == 0 ? random_string(rng) : a.substr(0, rng() % (a.size() + 1)) + random_string(rng);
+    if (b.size() > byte_key::capacity) b.resize(byte_key::capacity);
+    const std::size_t n = rng() % (byte_key::capacity + 2);
+    const bool expected = a.size() >= n && b.size() >= n && a.compare(0, n, b, 0, n) == 0;
+    ASSERT_EQ(byte_key(a).same_prefix(byte_key(b), n), expected) << i << " n=" << n;
+  }
+}
+
 TEST(olc_string_btree, matches_a_map_through_inserts_removes_lookups_and_scans) {
   std::mt19937_64 rng(12);
   for (std::size_t n : {1u, 17u, 18u, 3000u}) {

@@ -65,13 +65,13 @@ TEST_F(tpcc, loads_a_consistent_database) {
 
   // Customers 1..1000 of each district have the thousand last names in turn.
   txn::transaction tx = db_->begin();
-  std::vector<std::pair<std::string, std::string_view>> found;
+  std::vector<std::pair<byte_key, std::string_view>> found;
   sync_wait(tx.scan<sequential_policy>(t.customer_name, customer_name_key(2, 3, random_source::last_name(417), "", 0),
                                        1, found));
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].first.compare(0, customer_name_prefix,
-                                   customer_name_key(2, 3, random_source::last_name(417), "", 0), 0,
-                                   customer_name_prefix),
+  EXPECT_EQ(found[0].first.str().compare(0, customer_name_prefix,
+                                         customer_name_key(2, 3, random_source::last_name(417), "", 0), 0,
+                                         customer_name_prefix),
             0);
   tx.commit();
 }

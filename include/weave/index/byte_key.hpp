@@ -57,6 +57,19 @@ class byte_key {
   void copy_to(char* out) const noexcept {
     for (std::size_t i = 0, n = size(); i < n; ++i) out[i] = static_cast<char>(w_[i / 8] >> (56 - 8 * (i % 8)));
   }
+  // Whether this key and `other` have the same first `bytes` bytes (both
+  // being at least that long).
+  bool same_prefix(const byte_key& other, std::size_t bytes) const noexcept {
+    if (bytes > capacity || size() < bytes || other.size() < bytes) return false;
+    const std::size_t whole = bytes / 8;
+    for (std::size_t i = 0; i < whole; ++i) {
+      if (w_[i] != other.w_[i]) return false;
+    }
+    const std::size_t rest = bytes % 8;
+    if (rest == 0) return true;
+    const std::uint64_t mask = ~std::uint64_t{0} << (64 - 8 * rest);
+    return ((w_[whole] ^ other.w_[whole]) & mask) == 0;
+  }
   std::string str() const {
     std::string s(size(), '\0');
     for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<char>(w_[i / 8] >> (56 - 8 * (i % 8)));
