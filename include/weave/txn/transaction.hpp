@@ -414,9 +414,10 @@ class transaction {
   template <execution_policy Policy, class Traits, class Key>
   task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, Key to, std::size_t limit,
                      std::vector<std::pair<typename Traits::scan_key, std::string_view>>& out) {
-    // The index's entries, a leaf's worth at a time, in a vector a scan
-    // before this one grew: a scan per transaction (TPC-C's by-name and
-    // order-line reads) otherwise mallocs as the vector grows.
+    // The index's entries (up to the records still wanted), in a vector a
+    // scan before this one grew: a scan per transaction (TPC-C's by-name
+    // and order-line reads) otherwise mallocs as the vector grows. One
+    // grown past 64 KiB is freed at the end (spare_vectors.hpp).
     detail::spare_vector<std::pair<Key, std::uint64_t>> spare;
     std::vector<std::pair<Key, std::uint64_t>>& entries = *spare;
     std::size_t taken = 0;

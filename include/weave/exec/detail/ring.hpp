@@ -23,8 +23,9 @@
 // then runs one slot too many until a driver sees `excess` and retires.
 //
 // The loop makes no heap allocation and no indirect call besides resume(),
-// except for the list of parked frames and, once a thread and depth, the
-// slot arrays of a ring run inside a request of another (ring_slots).
+// except for the list of parked frames and the slot arrays of a ring run
+// inside a request of another (ring_slots): once a thread and depth for the
+// first four depths, and each run deeper than that or at thread exit.
 
 #include <array>
 #include <coroutine>
@@ -113,13 +114,15 @@ class ring_slots {
   // Depths whose arrays a thread keeps; deeper rings make their own.
   static constexpr std::size_t kept_depths = 4;
 
+  // The depth counts this ring only once it has its arrays: a bad_alloc
+  // here leaves the thread's depth as it was.
   ring_slots() {
     kept& k = thread_kept();
-    depth_ = k.depth++;
-    if (depth_ == 0) {
+    const std::size_t depth = k.depth;
+    if (depth == 0) {
       arrays_ = &thread_arrays();
-    } else if (depth_ <= kept_depths && !k.closed) {
-      arrays*& at = k.nested[depth_ - 1];
+    } else if (depth <= kept_depths && !k.closed) {
+      arrays*& at = k.nested[depth - 1];
       if (at == nullptr) {
         static thread_local const janitor clean_up_at_exit;
         static_cast<void>(clean_up_at_exit);
@@ -132,6 +135,7 @@ class ring_slots {
       arrays_ = owned_.get();
       ++k.made;
     }
+    ++k.depth;
   }
   ring_slots(const ring_slots&) = delete;
   ring_slots& operator=(const ring_slots&) = delete;
@@ -166,7 +170,8 @@ class ring_slots {
     return kept.held;
   }
   // Trivially destructible for the same reason; the janitor frees the
-  // nested arrays at thread exit, after which deeper rings make their own.
+  // nested arrays at thread exit, after which every nested ring makes its
+  // own.
   struct kept {
     std::size_t depth;
     std::size_t made;
@@ -193,7 +198,6 @@ class ring_slots {
   arrays* arrays_;
   std::unique_ptr<arrays> owned_;
   std::size_t used_ = 0;
-  std::size_t depth_;
 };
 
 // Resumes slot tasks round-robin until every request of [first, last) has

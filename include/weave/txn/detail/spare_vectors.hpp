@@ -1,6 +1,12 @@
 #pragma once
 // Vectors whose storage a thread's transactions hand on to the next one, so
-// that read and write sets cost no allocation in steady state.
+// that read and write sets cost no allocation in steady state. A vector
+// grown past max_kept_bytes (a scan of a whole table, a huge write set) is
+// freed instead: a thread keeps only what ordinary operations need.
+//
+// Thread-local: a vector given back while the thread's thread_locals are
+// destroyed (a coroutine frame freed by one of their destructors) would
+// find the spares gone. Nothing in weave frees frames then.
 
 #include <cstddef>
 #include <new>
@@ -20,7 +26,10 @@ class spare_vectors {
   }
   static void give(std::vector<T>& v) noexcept {
     v.clear();
-    if (v.capacity() == 0 || spares_.size() >= max_spares) return;
+    if (v.capacity() == 0 || v.capacity() > max_kept_bytes / sizeof(T) || spares_.size() >= max_spares) {
+      std::vector<T>().swap(v);
+      return;
+    }
     try {
       spares_.push_back(std::move(v));
     } catch (const std::bad_alloc&) {  // keeping it is only an optimization
@@ -29,6 +38,7 @@ class spare_vectors {
 
  private:
   static constexpr std::size_t max_spares = 256;
+  static constexpr std::size_t max_kept_bytes = std::size_t{64} << 10;
   static inline thread_local std::vector<std::vector<T>> spares_;
 };
 
