@@ -3,7 +3,9 @@
 # CONFIGS runs once per binary per round, the order reversed in every other
 # round, one process per run, every JSON line tagged with side, label and
 # round. CONFIGS is a file of lines "LABEL ARGS..." (weave's arguments, split
-# on white space; '#' starts a comment line). Run from the repository root
+# on white space; '#' starts a comment line; labels of letters, digits, '.',
+# '_' and '-', each once). OUT/runs.jsonl must not exist yet. Run from the
+# repository root
 # after ./build.sh release:
 #   OLD=/tmp/old/build/release/weave CONFIGS=docs/results/raw/DIR/configs \
 #     OUT=docs/results/raw/DIR docs/results/run-ab.sh
@@ -21,8 +23,19 @@ condition_gib=${CONDITION_GIB:-8}
 [ -x "$old" ] && [ -x "$new" ] || { echo "OLD and NEW must be executables" >&2; exit 2; }
 mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$configs")
 [ ${#lines[@]} -gt 0 ] || { echo "$configs holds no configuration" >&2; exit 2; }
+declare -A seen=()
+for config in "${lines[@]}"; do
+  read -r -a words <<< "$config"
+  label=${words[0]}
+  # The label goes into each JSON line (and a sed script): plain names only.
+  [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || { echo "label '$label' must be letters, digits, '.', '_' or '-'" >&2; exit 2; }
+  [ -z "${seen[$label]:-}" ] || { echo "label '$label' appears twice in $configs" >&2; exit 2; }
+  seen[$label]=1
+  [ ${#words[@]} -gt 1 ] || { echo "label '$label' has no arguments" >&2; exit 2; }
+done
 mkdir -p "$out"
 runs=$out/runs.jsonl
+[ ! -s "$runs" ] || { echo "$runs exists and is not empty: move it or choose another OUT" >&2; exit 2; }
 : > "$runs"
 condition() {
   [ "$condition_gib" -gt 0 ] || return 0
