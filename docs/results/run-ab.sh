@@ -20,7 +20,7 @@ rounds=${ROUNDS:-2}
 [[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "ROUNDS must be 1..99, not '$rounds'" >&2; exit 2; }
 condition_gib=${CONDITION_GIB:-8}
 [[ $condition_gib =~ ^[0-9]{1,3}$ ]] || { echo "CONDITION_GIB must be 0..999, not '$condition_gib'" >&2; exit 2; }
-[ -x "$old" ] && [ -x "$new" ] || { echo "OLD and NEW must be executables" >&2; exit 2; }
+[ -f "$old" ] && [ -x "$old" ] && [ -f "$new" ] && [ -x "$new" ] || { echo "OLD and NEW must be executable files" >&2; exit 2; }
 mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$configs")
 [ ${#lines[@]} -gt 0 ] || { echo "$configs holds no configuration" >&2; exit 2; }
 declare -A seen=()
