@@ -149,6 +149,45 @@ std::size_t estimated_bytes(const tpcc_options& o) {
   return saturating_add(loaded, saturating_add(std::max(grown, o.reserve_bytes), std::size_t{64} << 20));
 }
 
+namespace {
+
+// Memory the database has taken, by kind: what a run adds per transaction
+// is how fast TPC-C grows (New-Order inserts rows; an update keeps the
+// version it replaced until no snapshot can read it).
+struct memory_use {
+  double slots = 0;     // records' slots (the indirection arrays)
+  double index = 0;     // index nodes
+  // Version memory carved from the pool (shared by the process) in 64 KiB
+  // chunks: new memory, not live bytes (a freed block reused shows as
+  // nothing). Versions in slots, and values past 8 KiB, are not counted.
+  double versions = 0;
+
+  static memory_use of(txn::engine& db) {
+    memory_use m;
+    for (const txn::table* t : db.tables()) {
+      m.slots += static_cast<double>(t->records() * t->slot_bytes());
+      m.index += static_cast<double>(t->index().bytes() + t->string_index().bytes());
+    }
+    m.versions = static_cast<double>(txn::version_pool::carved_bytes());
+    return m;
+  }
+  memory_use operator-(const memory_use& before) const {
+    return {slots - before.slots, index - before.index, versions - before.versions};
+  }
+  memory_use& operator+=(const memory_use& more) {
+    slots += more.slots;
+    index += more.index;
+    versions += more.versions;
+    return *this;
+  }
+  void describe(nlohmann::ordered_json& j, std::size_t transactions) const {
+    const double n = static_cast<double>(std::max<std::size_t>(transactions, 1));
+    j["grown_bytes_per_txn"] = {{"slots", slots / n}, {"index", index / n}, {"versions", versions / n}};
+  }
+};
+
+}  // namespace
+
 std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
                                                    const std::function<void(const nlohmann::ordered_json&)>& each) {
   validate(o);
@@ -179,6 +218,8 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     log_use log;
     chosen_groups groups;
     auto_choices chosen;
+    memory_use grown;
+    std::size_t done = 0;
 
     config(std::size_t t, std::size_t b, tpcc::mode m, bool p, double target)
         : threads(t), batch(b), mode(m), pipeline(p), target_us(target) {}
@@ -300,6 +341,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
         workers.back().deferred_acks = o.durability.deferred_acks();
       }
       const log_meter meter(db);
+      const memory_use before = memory_use::of(db);
       // One epoch per chunk, the same under every durability (ycsb_bench.cpp).
       // Under sync a blocking mode waits up to a group window a transaction
       // (ycsb_bench.cpp): a chunk of one.
@@ -313,12 +355,17 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       // Deferred acknowledgements: a commit counts once acknowledged within
       // the run; the rest are waited for here, outside the timed part.
       for (tpcc::worker_state& w : workers) static_cast<void>(w.unacknowledged.settle(db));
+      const memory_use grown = memory_use::of(db) - before;
       double txn_per_s = 0;
       tpcc::tally run;
+      std::size_t done = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         txn_per_s += static_cast<double>(tallies[t].done()) / elapsed[t];
+        done += tallies[t].done();
         run.add(tallies[t]);
       }
+      cfg.grown += grown;
+      cfg.done += done;
       cfg.txn_per_s.push_back(txn_per_s);
       cfg.total.add(run);
       log_use log;
@@ -341,6 +388,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       j["load"] = loads;
       j["txn_per_s"] = txn_per_s;
       add_counts(j, run, log, groups, chosen);
+      grown.describe(j, done);
       if (each) each(j);
     }
   }
@@ -354,6 +402,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
     add_counts(j, cfg.total, cfg.log, cfg.groups, cfg.chosen);
+    cfg.grown.describe(j, cfg.done);
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));

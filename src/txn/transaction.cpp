@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "weave/assert.hpp"
+#include "weave/memory/epoch.hpp"
+
 namespace weave::txn {
 
 namespace {
@@ -150,25 +153,60 @@ void transaction::finish() noexcept {
   }
 }
 
+namespace {
+
+// Cuts the chain below the newest version, from `v` down, that every
+// running transaction sees (committed at or before `oldest`): nothing can
+// reach what is behind it.
+void cut_below_visible(version* v, std::uint64_t oldest, participant& p) {
+  while (v != nullptr) {
+    const std::uint64_t s = v->stamp.load(std::memory_order_acquire);
+    if (!(s & pending) && s <= oldest) break;
+    v = v->older.load(std::memory_order_acquire);
+  }
+  // A look first: most links were cut already (by this worker's earlier
+  // commits), and a locked exchange waits for every store before it.
+  if (v == nullptr || v->older.load(std::memory_order_relaxed) == nullptr) return;
+  // Whoever takes the link frees what hangs on it.
+  if (version* dead = v->older.exchange(nullptr, std::memory_order_acq_rel)) {
+    p.retire(dead, &version::destroy_chain_erased);
+  }
+}
+
+}  // namespace
+
 // Cuts the chains this transaction wrote below the newest version every
-// running transaction sees: nothing can reach what is behind it. Done by
-// the committer, so the cost is spread over the writes.
+// running transaction sees. The version each write replaced is still
+// visible to transactions that began before this commit, so the record is
+// revisited once every floor has passed the commit: otherwise a record
+// written once would keep its replaced version until its next write (TPC-C's
+// stock and customer rows: docs/results/tpcc.md, "Replaced versions cut
+// without a second write"). Done by committers, so the cost is spread over
+// the writes, and a record is revisited a few transactions after its commit,
+// while its lines are likely still cached. A commit outside any batch
+// defers nothing, and none is run while work outside a batch holds the
+// floor (a checkpoint): the ring then drops its oldest items.
 void transaction::prune(std::uint64_t committed) {
   if (participant_ == nullptr) return;
-  const std::uint64_t oldest = engine_->epochs_.lowest_floor(committed);
-  if (oldest == 0) return;
+  // The walks below reach other transactions' versions: only a batch's
+  // epoch keeps them alive.
+  WEAVE_ASSERT(epoch_guard::current(engine_->epochs_) == participant_);
+  const std::uint64_t oldest = engine_->epochs_.lowest_floor(committed);  // 0: not known now
+  if (oldest != 0) {
+    // Twice what this commit defers, and some: the ring drains as fast as
+    // it fills, and no commit pays for a long backlog alone.
+    participant_->run_deferred(
+        oldest,
+        [&](void* t, std::uint64_t oid) {
+          cut_below_visible(static_cast<table*>(t)->head(oid).load(std::memory_order_acquire), oldest,
+                            *participant_);
+        },
+        2 * writes_.size() + 16);
+  }
   for (const detail::write_entry& w : writes_) {
-    version* v = w.v;
-    while (v != nullptr) {
-      const std::uint64_t s = v->stamp.load(std::memory_order_acquire);
-      if (!(s & pending) && s <= oldest) break;
-      v = v->older.load(std::memory_order_acquire);
-    }
-    if (v == nullptr) continue;
-    // Whoever takes the link frees what hangs on it.
-    if (version* dead = v->older.exchange(nullptr, std::memory_order_acq_rel)) {
-      participant_->retire(dead, &version::destroy_chain_erased);
-    }
+    if (oldest != 0) cut_below_visible(w.v, oldest, *participant_);
+    // Nothing behind: a new record (no replaced version to wait for).
+    if (w.v->older.load(std::memory_order_relaxed) != nullptr) participant_->defer(w.t, w.oid, committed);
   }
 }
 

@@ -101,6 +101,42 @@ TEST(epochs, a_batch_floor_rises_as_its_items_end_but_not_past_a_running_one) {
   }
 }
 
+// Deferred work runs in order once the lowest floor reaches it, and a full
+// ring forgets its oldest item rather than grow.
+TEST(epochs, deferred_work_waits_for_the_floor_and_the_ring_forgets_the_oldest) {
+  epoch_manager m;
+  participant& p = m.join();
+  int owner = 0;
+  std::vector<std::uint64_t> ran;
+  const auto record_run = [&](void* o, std::uint64_t id) {
+    EXPECT_EQ(o, &owner);
+    ran.push_back(id);
+  };
+  p.defer(&owner, 1, 10);
+  p.defer(&owner, 2, 20);
+  p.defer(&owner, 3, 30);
+  p.run_deferred(9, record_run);
+  EXPECT_TRUE(ran.empty());
+  p.run_deferred(20, record_run);
+  EXPECT_EQ(ran, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(p.deferred(), 1u);
+  p.defer(&owner, 4, 40);
+  p.run_deferred(100, record_run, 1);
+  EXPECT_EQ(ran, (std::vector<std::uint64_t>{1, 2, 3})) << "one at most";
+  p.run_deferred(100, record_run);
+  EXPECT_EQ(ran, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(p.deferred(), 0u);
+
+  ran.clear();
+  const std::size_t n = participant::max_deferred;
+  for (std::uint64_t i = 0; i < n + 5; ++i) p.defer(&owner, i, 100 + i);
+  EXPECT_EQ(p.deferred(), n);
+  p.run_deferred(~std::uint64_t{0}, record_run);
+  ASSERT_EQ(ran.size(), n);
+  EXPECT_EQ(ran.front(), 5u) << "the five oldest were dropped";
+  EXPECT_EQ(ran.back(), n + 4);
+}
+
 std::size_t chain_length(const table& t, std::uint64_t key) {
   const auto oid = sync_wait(lookup<sequential_policy>(t.index(), key));
   std::size_t n = 0;
@@ -163,6 +199,60 @@ TEST(epochs, a_long_batch_keeps_chains_short_and_its_oldest_transaction_keeps_it
   update("v151");
   update("v152");
   EXPECT_LE(chain_length(t, 1), 2u);
+}
+
+// A record written once, and never again, loses the version its write
+// replaced once no snapshot can read it: later commits of other records cut
+// it. An unmanaged reader that began before the write keeps reading it.
+TEST(epochs, a_record_written_once_keeps_one_version_once_no_snapshot_needs_the_old_one) {
+  engine db;
+  table& t = db.create_table("t");
+  {
+    transaction load = db.begin();
+    for (std::uint64_t k = 0; k < 4; ++k)
+      ASSERT_EQ(sync_wait(load.insert<sequential_policy>(t, k, "v0")), status::ok);
+    ASSERT_EQ(load.commit(), commit_status::committed);
+  }
+  participant& worker = db.join();
+  const auto update = [&](std::uint64_t key, const std::string& value) {
+    const epoch_guard batch = db.enter(worker);
+    transaction u = db.begin();
+    ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, key, value)), status::ok);
+    ASSERT_EQ(u.commit(), commit_status::committed);
+  };
+  transaction old_reader = db.begin();
+  update(0, "v1");
+  for (int i = 0; i < 20; ++i) update(1, "w" + std::to_string(i));
+  EXPECT_EQ(chain_length(t, 0), 2u) << "the reader may still read v0";
+  EXPECT_EQ(std::string(*sync_wait(old_reader.get<interleaved_policy>(t, 0))), "v0");
+  ASSERT_EQ(old_reader.commit(), commit_status::committed);
+  update(2, "x");
+  update(3, "y");
+  EXPECT_EQ(chain_length(t, 0), 1u);
+  transaction reader = db.begin();
+  EXPECT_EQ(std::string(*sync_wait(reader.get<interleaved_policy>(t, 0))), "v1");
+  EXPECT_EQ(reader.commit(), commit_status::committed);
+  // Within one long batch too, once the transactions that could read the
+  // replaced version have ended: a sibling that began before the write keeps
+  // it through later commits.
+  const epoch_guard batch = db.enter(worker);
+  transaction sibling = db.begin();
+  transaction u = db.begin();
+  ASSERT_EQ(sync_wait(u.put<interleaved_policy>(t, 2, "x2")), status::ok);
+  ASSERT_EQ(u.commit(), commit_status::committed);
+  const auto write_3 = [&](int times) {
+    for (int i = 0; i < times; ++i) {
+      transaction w = db.begin();
+      ASSERT_EQ(sync_wait(w.put<interleaved_policy>(t, 3, "y" + std::to_string(i))), status::ok);
+      ASSERT_EQ(w.commit(), commit_status::committed);
+    }
+  };
+  write_3(20);
+  EXPECT_EQ(chain_length(t, 2), 2u) << "the sibling may still read x";
+  EXPECT_EQ(std::string(*sync_wait(sibling.get<interleaved_policy>(t, 2))), "x");
+  ASSERT_EQ(sibling.commit(), commit_status::committed);
+  write_3(3);
+  EXPECT_EQ(chain_length(t, 2), 1u);
 }
 
 template <class Policy>

@@ -84,6 +84,7 @@ class block_pool {
     std::lock_guard lock(d.mutex);
     return d.carved;
   }
+  static std::size_t carved_bytes() { return chunks() * chunk_bytes; }
 
  private:
   struct block {

@@ -58,6 +58,45 @@ class participant {
   void retire(void* p, void (*free)(void*));
   std::size_t pending() const noexcept { return retired_.size(); }
 
+  // Work that must wait until the lowest floor (epoch_manager::lowest_floor:
+  // every running batch's, none while work outside a batch holds it) has
+  // reached `floor`: the transaction engine cuts the version a commit
+  // replaced once no snapshot can read it. Kept in the order deferred, which
+  // must be the order of `floor` (a worker's commits draw rising
+  // timestamps). The ring does not grow: past max_deferred the oldest item
+  // is dropped, and its record keeps the replaced version until its next
+  // write prunes it.
+  static constexpr std::size_t max_deferred = 4096;
+  void defer(void* owner, std::uint64_t id, std::uint64_t floor) noexcept {
+    if (deferred_.empty()) {
+      try {
+        deferred_.resize(max_deferred);
+      } catch (...) {
+        return;  // without memory for the ring, nothing is deferred
+      }
+    }
+    if (deferred_count_ == max_deferred) {
+      deferred_first_ = (deferred_first_ + 1) % max_deferred;
+      --deferred_count_;
+    }
+    deferred_[(deferred_first_ + deferred_count_) % max_deferred] = {owner, id, floor};
+    ++deferred_count_;
+  }
+  // Calls run(owner, id) for each deferred item whose floor every batch
+  // has reached (at or below `lowest`), oldest first, at most `limit` of
+  // them (so that a floor held back for long is not paid off by one caller).
+  template <class Run>
+  void run_deferred(std::uint64_t lowest, Run&& run, std::size_t limit = max_deferred) {
+    for (; deferred_count_ > 0 && limit > 0; --limit) {
+      const deferred_item& d = deferred_[deferred_first_];
+      if (d.floor > lowest) return;
+      run(d.owner, d.id);
+      deferred_first_ = (deferred_first_ + 1) % max_deferred;
+      --deferred_count_;
+    }
+  }
+  std::size_t deferred() const noexcept { return deferred_count_; }
+
   // One item of the batch begins. It must look at nothing below what the
   // `floor` source of end_item (the engine's clock) gave before this call;
   // so a transaction reads its snapshot after it. Returns the item's
@@ -112,6 +151,14 @@ class participant {
     if (f != no_floor && f != 0 && to > f) floor_.store(to, std::memory_order_release);
   }
   std::vector<retired_object> retired_;
+  struct deferred_item {
+    void* owner;
+    std::uint64_t id;
+    std::uint64_t floor;
+  };
+  std::vector<deferred_item> deferred_;  // a ring, made at the first defer()
+  std::size_t deferred_first_ = 0;
+  std::size_t deferred_count_ = 0;
 };
 
 class epoch_manager {

@@ -116,7 +116,10 @@ class engine {
 
   // A worker joins once, then brackets each batch of transactions with
   // enter(): versions its transactions unlink are reclaimed by epochs, and
-  // versions no running transaction can see are pruned at commit.
+  // versions no running transaction can see are pruned, at commit and, for
+  // the version a commit replaced, by the worker's later commits once no
+  // snapshot can read it. A transaction outside any batch (a checkpoint's)
+  // holds pruning off while it runs.
   participant& join() { return epochs_.join(); }
   epoch_guard enter(participant& p) {
     return epoch_guard(p, [this] { return now(); });
