@@ -129,11 +129,12 @@ void transaction::abort() {
       continue;
     }
     it->t->head(it->oid).store(older, std::memory_order_release);
-    // A reader may be looking at it: freed once no batch can.
-    if (participant_ != nullptr) {
-      participant_->retire(it->v, &version::destroy_erased);
-    } else {
+    // A reader may be looking at it: freed once no batch can (without
+    // memory to note it, never: an abort must not fail halfway).
+    if (participant_ == nullptr) {
       it->t->retire(it->v);
+    } else if (participant_->make_room_to_retire()) {
+      participant_->retire(it->v, &version::destroy_erased);
     }
   }
   finish();
@@ -158,7 +159,7 @@ namespace {
 // Cuts the chain below the newest version, from `v` down, that every
 // running transaction sees (committed at or before `oldest`): nothing can
 // reach what is behind it.
-void cut_below_visible(version* v, std::uint64_t oldest, participant& p) {
+void cut_below_visible(version* v, std::uint64_t oldest, participant& p) noexcept {
   while (v != nullptr) {
     const std::uint64_t s = v->stamp.load(std::memory_order_acquire);
     if (!(s & pending) && s <= oldest) break;
@@ -167,6 +168,9 @@ void cut_below_visible(version* v, std::uint64_t oldest, participant& p) {
   // A look first: most links were cut already (by this worker's earlier
   // commits), and a locked exchange waits for every store before it.
   if (v == nullptr || v->older.load(std::memory_order_relaxed) == nullptr) return;
+  // Room first: once taken, what hangs on the link must be retired. Without
+  // memory it stays linked, for a later cut.
+  if (!p.make_room_to_retire()) return;
   // Whoever takes the link frees what hangs on it.
   if (version* dead = v->older.exchange(nullptr, std::memory_order_acq_rel)) {
     p.retire(dead, &version::destroy_chain_erased);
@@ -186,7 +190,7 @@ void cut_below_visible(version* v, std::uint64_t oldest, participant& p) {
 // while its lines are likely still cached. A commit outside any batch
 // defers nothing, and none is run while work outside a batch holds the
 // floor (a checkpoint): the ring then drops its oldest items.
-void transaction::prune(std::uint64_t committed) {
+void transaction::prune(std::uint64_t committed) noexcept {
   if (participant_ == nullptr) return;
   // The walks below reach other transactions' versions: only a batch's
   // epoch keeps them alive.

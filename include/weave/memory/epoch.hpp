@@ -57,6 +57,18 @@ class participant {
 
   void retire(void* p, void (*free)(void*));
   std::size_t pending() const noexcept { return retired_.size(); }
+  // Room for one more retire(), which then cannot throw; false without
+  // memory. For callers that must not fail once they have unlinked
+  // something (a committed transaction's pruning): they ask first.
+  bool make_room_to_retire() noexcept {
+    if (retired_.size() < retired_.capacity()) return true;
+    try {
+      retired_.reserve(std::max<std::size_t>(64, 2 * retired_.capacity()));
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
 
   // Work that must wait until the lowest floor (epoch_manager::lowest_floor:
   // every running batch's, none while work outside a batch holds it) has

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -234,9 +235,12 @@ class table {
 
   // A version taken out of a chain (by an abort) while readers may still
   // hold it: freed with the table, until epochs reclaim it sooner.
-  void retire(version* v) {
+  void retire(version* v) noexcept {
     std::lock_guard<std::mutex> g(retired_mutex_);
-    retired_.push_back(v);
+    try {
+      retired_.push_back(v);
+    } catch (const std::bad_alloc&) {  // leaked: an abort must not fail halfway
+    }
   }
 
  private:

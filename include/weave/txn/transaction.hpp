@@ -244,7 +244,9 @@ class transaction {
     return static_cast<transaction*>(self)->log_writes(ts);
   }
   void finish() noexcept;
-  void prune(std::uint64_t committed);
+  // After the commit is visible: must not throw, or the transaction would
+  // be aborted (its versions unlinked) after it committed.
+  void prune(std::uint64_t committed) noexcept;
 
   bool sees(std::uint64_t stamp) const noexcept {
     if (stamp & pending) return (stamp & ~pending) == id_;
