@@ -219,7 +219,6 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     chosen_groups groups;
     auto_choices chosen;
     memory_use grown;
-    std::size_t done = 0;
 
     config(std::size_t t, std::size_t b, tpcc::mode m, bool p, double target)
         : threads(t), batch(b), mode(m), pipeline(p), target_us(target) {}
@@ -358,14 +357,11 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       const memory_use grown = memory_use::of(db) - before;
       double txn_per_s = 0;
       tpcc::tally run;
-      std::size_t done = 0;
       for (std::size_t t = 0; t < cfg.threads; ++t) {
         txn_per_s += static_cast<double>(tallies[t].done()) / elapsed[t];
-        done += tallies[t].done();
         run.add(tallies[t]);
       }
       cfg.grown += grown;
-      cfg.done += done;
       cfg.txn_per_s.push_back(txn_per_s);
       cfg.total.add(run);
       log_use log;
@@ -388,7 +384,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
       j["load"] = loads;
       j["txn_per_s"] = txn_per_s;
       add_counts(j, run, log, groups, chosen);
-      grown.describe(j, done);
+      grown.describe(j, run.done());
       if (each) each(j);
     }
   }
@@ -402,7 +398,7 @@ std::vector<nlohmann::ordered_json> run_tpcc_bench(const tpcc_options& o,
     j["run_type"] = "aggregate";
     add_aggregates(j, "txn_per_s", cfg.txn_per_s);
     add_counts(j, cfg.total, cfg.log, cfg.groups, cfg.chosen);
-    cfg.grown.describe(j, cfg.done);
+    cfg.grown.describe(j, cfg.total.done());
     if (o.check) j["consistent"] = failures.empty();
     if (each) each(j);
     rows.push_back(std::move(j));
