@@ -23,6 +23,8 @@ for line in open(path):
     if "context" in r:
         continue
     mode = r["mode"] + (f" ({r['scheduler']})" if r.get("scheduler") == "pipeline" else "")
+    if r.get("batch") == "auto":  # beside a fixed batch in the same process
+        mode += " (batch auto)"
     key = (r["label"], r["threads"], mode)
     if r.get("run_type") == "aggregate":
         medians[key][r["side"]][r["round"]] = r["txn_per_s"]
