@@ -7,6 +7,8 @@ import collections
 import json
 import sys
 
+from ab_mode import mode_of
+
 path = sys.argv[1]
 kind = sys.argv[2] if len(sys.argv) > 2 else "all"
 
@@ -22,9 +24,7 @@ for line in open(path):
         p50, p99 = r[kind]["latency_us"]["p50"], r[kind]["latency_us"]["p99"]
     else:
         continue
-    mode = r["mode"] + (f" ({r['scheduler']})" if r.get("scheduler") == "pipeline" else "")
-    if r.get("batch") == "auto":
-        mode += " (batch auto)"
+    mode = mode_of(r)
     cells[(r["label"], r["threads"], mode)][r["side"]].append((r["round"], p50, p99))
 
 

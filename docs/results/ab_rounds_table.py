@@ -10,6 +10,8 @@ import json
 import statistics
 import sys
 
+from ab_mode import mode_of
+
 path = sys.argv[1]
 base = sys.argv[2] if len(sys.argv) > 2 else "prefetch"
 
@@ -22,9 +24,7 @@ for line in open(path):
     r = json.loads(line)
     if "context" in r:
         continue
-    mode = r["mode"] + (f" ({r['scheduler']})" if r.get("scheduler") == "pipeline" else "")
-    if r.get("batch") == "auto":  # beside a fixed batch in the same process
-        mode += " (batch auto)"
+    mode = mode_of(r)
     key = (r["label"], r["threads"], mode)
     if r.get("run_type") == "aggregate":
         medians[key][r["side"]][r["round"]] = r["txn_per_s"]
