@@ -95,6 +95,14 @@ log_scan read_log_groups(
         if (!last || valid_group_after(all, at)) {
           throw log_corruption(fmt::format("{} at byte {}: a damaged log group before the end of the log", name, at));
         }
+        // A segment's opening group is written and synced alone
+        // (log_writer.cpp): a crash tears it only while the file holds
+        // nothing more. A longer segment without it was overwritten.
+        if (at == 0 && all.size() > group_header_bytes) {
+          throw log_corruption(fmt::format("{}: its first {} bytes are not a log group (the segment is damaged, not "
+                                           "torn: nothing after them can be trusted)",
+                                           name, group_header_bytes));
+        }
         scan.torn_segment = name;
         scan.torn_offset = at;
         scan.torn_bytes = all.size() - at;

@@ -69,15 +69,26 @@ void log_writer::open_segment(std::uint64_t number) {
   segments_.emplace_back(number, 0);
   try {
     detail::sync_directory(directory_);
+    // An empty group opens every segment, synced before anything follows
+    // it: a crash can then tear a segment's first bytes only while the file
+    // holds no more than that group, and a reader that finds a longer
+    // segment without it knows the segment was damaged, not torn
+    // (log_reader.cpp).
+    const std::string opening = group_builder{}.seal(0);
+    detail::write_all(fd_, opening, "cannot write to log segment " + segment_name(number));
+    if (::fdatasync(fd_) != 0) detail::throw_errno("cannot sync log segment " + segment_name(number));
+    segment_used_ = opening.size();
+    total_bytes_ += opening.size();
   } catch (...) {
-    failed_ = true;  // the segment's name may not survive a crash
+    failed_ = true;  // the segment's name may not survive a crash, or its opening group is not durable
     throw;
   }
 }
 
 void log_writer::append(std::string_view group, std::uint64_t last_commit) {
   if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
-  if (segment_used_ > 0 && segment_used_ + group.size() > segment_bytes_) {
+  // A segment that holds only its opening group takes any group, however large.
+  if (segment_used_ > group_header_bytes && segment_used_ + group.size() > segment_bytes_) {
     sync();
     open_segment(segment_ + 1);  // marks the writer failed if it fails
   }

@@ -33,6 +33,7 @@
 
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
+#include "weave/durability/log_writer.hpp"
 #include "weave/exec/thread_group.hpp"
 #include "weave/index/olc_btree.hpp"
 #include "weave/txn/engine.hpp"
@@ -493,6 +494,39 @@ class handoff {
   std::exception_ptr failure_;
 };
 
+// What the file names alone tell of a data directory, before anything is
+// read: a file named like a segment or a checkpoint that weave would not
+// have named so (a renamed or stray file, which recovery would otherwise
+// skip), and a log that is gone. The log exists from the moment an engine
+// opens the directory, before any table is created or checkpoint taken, and
+// its newest segment is never removed (log_writer.cpp): so a directory
+// with a table or a checkpoint and no segment lost its log.
+void check_log_files(const std::filesystem::path& dir, bool has_checkpoint, bool has_tables) {
+  bool has_segment = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("wal-") && name.ends_with(".log")) {
+      if (durability::segment_number(name) == 0) {
+        throw log_corruption(fmt::format("{}: '{}' is named like a log segment but is not one weave writes "
+                                         "(wal- and six or more digits): renamed or foreign, so the log "
+                                         "cannot be trusted",
+                                         dir.string(), name));
+      }
+      has_segment = true;
+    } else if (name.starts_with("checkpoint-") && name.ends_with(".wck") && !durability::checkpoint_snapshot(name)) {
+      throw log_corruption(fmt::format("{}: '{}' is named like a checkpoint but is not one weave writes "
+                                       "(checkpoint- and 20 digits): renamed or foreign",
+                                       dir.string(), name));
+    }
+  }
+  if (!has_segment && (has_checkpoint || has_tables)) {
+    throw log_corruption(fmt::format("{}: the log is missing (no wal-*.log segment, though the directory holds {}): "
+                                     "commits after {} would be lost",
+                                     dir.string(), has_checkpoint ? "a checkpoint" : "tables",
+                                     has_checkpoint ? "the checkpoint" : "the tables were created"));
+  }
+}
+
 }  // namespace
 
 void engine::recover(const engine_options& options) {
@@ -523,6 +557,7 @@ void engine::recover(const engine_options& options) {
   std::uint64_t snapshot = 0;
   const std::optional<std::uint64_t> newest = durability::newest_checkpoint(dir);
   if (newest) snapshot = *newest;
+  check_log_files(dir, newest.has_value(), !tables_.empty());
 
   // Two threads read, check and decode the files while this one applies
   // what they hand over: one the checkpoint (making its versions), one the

@@ -455,6 +455,66 @@ TEST(durable_engine_files, damage_before_the_tail_or_in_a_checkpoint_is_reported
   }
 }
 
+// Files that recovery would otherwise pass over in silence, losing what they
+// held: a log that is gone, and a segment or checkpoint under a name weave
+// does not write. Each is refused with a message naming it, and nothing is
+// changed.
+TEST(durable_engine_files, a_missing_log_or_a_renamed_file_is_reported) {
+  const auto make = [](const fs::path& dir, bool checkpoint) {
+    oracle model;
+    auto e = engine::open(dir, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes);
+    run_some(*e, run_mode::sequential, 1, 50, model);
+    if (checkpoint) e->checkpoint();
+    run_some(*e, run_mode::sequential, 500, 50, model);
+  };
+  const auto files_of = [](const fs::path& dir, const std::string& prefix) {
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(dir)) {
+      if (f.path().filename().string().starts_with(prefix)) files.push_back(f.path());
+    }
+    return files;
+  };
+  const auto refused = [](const fs::path& dir, const std::string& expect) {
+    try {
+      engine::open(dir, options_for(durability_mode::sync));
+      ADD_FAILURE() << "opened; expected: " << expect;
+    } catch (const durability::log_corruption& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  };
+  for (const bool checkpoint : {false, true}) {
+    SCOPED_TRACE(checkpoint ? "with a checkpoint" : "without a checkpoint");
+    {
+      temp_dir dir;
+      make(dir.path, checkpoint);
+      for (const fs::path& f : files_of(dir.path, "wal-")) fs::remove(f);
+      refused(dir.path, "the log is missing");
+      EXPECT_TRUE(files_of(dir.path, "wal-").empty()) << "a refused open wrote a segment";
+    }
+    {
+      temp_dir dir;
+      make(dir.path, checkpoint);
+      const std::vector<fs::path> segments = files_of(dir.path, "wal-");
+      ASSERT_FALSE(segments.empty());
+      fs::rename(segments.back(), dir.path / "wal-99999999999999999999999.log");
+      refused(dir.path, "'wal-99999999999999999999999.log' is named like a log segment");
+    }
+    if (checkpoint) {
+      temp_dir dir;
+      make(dir.path, checkpoint);
+      const std::vector<fs::path> checkpoints = files_of(dir.path, "checkpoint-");
+      ASSERT_EQ(checkpoints.size(), 1u);
+      fs::rename(checkpoints.front(), dir.path / "checkpoint-99999999999999999999.wck");
+      refused(dir.path, "'checkpoint-99999999999999999999.wck' is named like a checkpoint");
+    }
+  }
+  // A new directory holds no log yet, and opens.
+  temp_dir fresh;
+  EXPECT_NO_THROW(engine::open(fresh.path, options_for(durability_mode::sync)));
+}
+
 // Records whose checksums match but which do not fit the catalog (a bug, or
 // a log from another directory): recovery names the commit and what is wrong.
 TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_reported) {

@@ -76,6 +76,11 @@ std::string seal(const std::vector<txn_copy>& txns) {
 
 using test_support::temp_dir;
 
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::vector<txn_copy> read_back(const fs::path& dir, log_scan* scan = nullptr, bool cut = false) {
   std::vector<txn_copy> out;
   const log_scan s = read_log(dir, [&](const logged_transaction& t) { out.push_back(copy_of(t)); }, cut);
@@ -114,9 +119,12 @@ struct three_groups {
   std::vector<std::vector<txn_copy>> groups;
   std::vector<std::size_t> ends;
   fs::path segment;
+  std::size_t opening = 0;  // the segment's opening group
   three_groups() {
     std::mt19937_64 rng(2);
     log_writer writer(dir.path);
+    segment = dir.path / segment_name(writer.segment());
+    opening = fs::file_size(segment);
     std::uint64_t commit = 1;
     for (int g = 0; g < 3; ++g) {
       std::vector<txn_copy> txns;
@@ -124,10 +132,9 @@ struct three_groups {
       const std::string bytes = seal(txns);
       writer.append(bytes);
       groups.push_back(txns);
-      ends.push_back((ends.empty() ? 0 : ends.back()) + bytes.size());
+      ends.push_back((ends.empty() ? opening : ends.back()) + bytes.size());
     }
     writer.sync();
-    segment = dir.path / segment_name(writer.segment());
   }
   // The transactions of the groups that end at or before `bytes`.
   std::vector<txn_copy> complete_before(std::size_t bytes) const {
@@ -140,15 +147,12 @@ struct three_groups {
 
 TEST(log, a_torn_tail_at_any_byte_keeps_every_complete_group) {
   three_groups log;
-  const std::string whole = [&] {
-    std::ifstream in(log.segment, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string whole = file_bytes(log.segment);
   for (std::size_t cut = 0; cut <= whole.size(); ++cut) {
     std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(whole.data(), static_cast<std::streamsize>(cut));
     log_scan scan;
     ASSERT_EQ(read_back(log.dir.path, &scan, true), log.complete_before(cut)) << "cut at " << cut;
-    std::size_t kept = 0;
+    std::size_t kept = cut >= log.opening ? log.opening : 0;
     for (std::size_t e : log.ends)
       if (e <= cut) kept = e;
     EXPECT_EQ(scan.torn_bytes, cut - kept) << "cut at " << cut;
@@ -159,10 +163,7 @@ TEST(log, a_torn_tail_at_any_byte_keeps_every_complete_group) {
 TEST(log, garbage_over_the_last_group_is_a_torn_tail) {
   three_groups log;
   std::mt19937_64 rng(3);
-  const std::string whole = [&] {
-    std::ifstream in(log.segment, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string whole = file_bytes(log.segment);
   for (int round = 0; round < 200; ++round) {
     std::string bytes = whole;
     const std::size_t from = log.ends[1] + rng() % (log.ends[2] - log.ends[1]);
@@ -172,12 +173,53 @@ TEST(log, garbage_over_the_last_group_is_a_torn_tail) {
   }
 }
 
+TEST(log, every_segment_opens_with_a_group_synced_alone) {
+  temp_dir dir;
+  std::mt19937_64 rng(7);
+  {
+    log_writer writer(dir.path, 1);  // every group in a segment of its own
+    for (std::uint64_t c = 1; c <= 3; ++c) writer.append(seal({random_txn(rng, c)}));
+    writer.sync();
+  }
+  for (std::uint64_t n = 1; n <= 3; ++n) {
+    const fs::path path = dir.path / segment_name(n);
+    const std::string bytes = file_bytes(path);
+    const group_view g = decode_group(bytes);
+    ASSERT_EQ(g.state, group_state::complete) << segment_name(n);
+    EXPECT_EQ(g.transactions, 0u);
+    EXPECT_EQ(g.bytes, group_header_bytes);
+    EXPECT_GT(bytes.size(), g.bytes) << segment_name(n) << " holds its opening group alone";
+  }
+}
+
+// A crash tears a segment's first bytes only while they are all it holds;
+// a longer segment whose first group is gone was overwritten (by zeros or
+// anything else), and cutting it would drop every synced group in it.
+TEST(log, a_segment_damaged_from_its_first_byte_is_reported_not_cut) {
+  three_groups log;
+  std::mt19937_64 rng(8);
+  const std::string whole = file_bytes(log.segment);
+  for (int round = 0; round < 50; ++round) {
+    std::string bytes = whole;
+    const bool zeros = round % 2 == 0;
+    const std::size_t length = group_header_bytes + 1 + rng() % (bytes.size() - group_header_bytes);
+    bytes.resize(length);
+    for (char& c : bytes) c = zeros ? '\0' : static_cast<char>(rng());
+    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    EXPECT_THROW(read_back(log.dir.path, nullptr, true), log_corruption) << length << " bytes of " << (zeros ? "zeros" : "garbage");
+    EXPECT_EQ(fs::file_size(log.segment), length) << "a damaged segment was cut";
+  }
+  // No longer than its opening group: a crash in that group's write, cut.
+  std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(std::string(group_header_bytes, '\0').data(), group_header_bytes);
+  log_scan scan;
+  EXPECT_TRUE(read_back(log.dir.path, &scan, true).empty());
+  EXPECT_EQ(scan.torn_bytes, group_header_bytes);
+  EXPECT_EQ(fs::file_size(log.segment), 0u);
+}
+
 TEST(log, a_flipped_byte_before_the_tail_is_reported_not_skipped) {
   three_groups log;
-  const std::string whole = [&] {
-    std::ifstream in(log.segment, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string whole = file_bytes(log.segment);
   for (std::size_t at = 0; at < log.ends[1]; ++at) {
     std::string bytes = whole;
     bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
@@ -210,10 +252,7 @@ TEST(log, a_writer_opened_after_a_crash_cuts_the_torn_tail_first) {
 
 TEST(log, a_group_of_another_format_version_is_never_cut_off) {
   three_groups log;
-  std::string bytes = [&] {
-    std::ifstream in(log.segment, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  std::string bytes = file_bytes(log.segment);
   // A later build's last group: a sound header (its own checksum) of version 2.
   group_builder b;
   b.add(99, {});
