@@ -71,7 +71,8 @@ std::vector<std::size_t> parse_batches(const std::string& list) {
       continue;
     }
     const std::size_t b = bench::parse_size(item);
-    if (b == 0)
+    // The largest size stands for auto: a number that large is not taken for it.
+    if (b == 0 || b == bench::auto_batch)
       throw std::invalid_argument(fmt::format("'{}' is not a batch size (1 or more, or auto)", item));
     out.push_back(b);
   }

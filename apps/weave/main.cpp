@@ -3,12 +3,16 @@
 // Results go to stdout (JSON lines for benchmarks); progress and errors go to
 // stderr. Bad input (std::invalid_argument) gets one line on stderr and exit
 // status 2, and is checked before any slow set-up; a failure while running
-// gets exit status 1.
+// gets exit status 1, and so does a run whose results could not all be
+// written (a full disk under a redirection).
 
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -17,6 +21,24 @@
 #include "weave/memory/machine.hpp"
 #include "weave/version.hpp"
 #include "weave_commit.hpp"
+
+namespace {
+
+// Whether everything written to stdout (by iostreams, stdio or fmt) reached
+// it; says why not on stderr.
+bool output_written() {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (failed) {
+    const int error = errno;
+    std::fprintf(stderr, "weave: error: the results could not all be written to standard output%s%s\n",
+                 error != 0 ? ": " : "", error != 0 ? std::strerror(error) : "");
+  }
+  return !failed;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"weave: a main-memory database engine that hides DRAM latency by interleaving lookups"};
@@ -51,7 +73,8 @@ int main(int argc, char** argv) {
 
   try {
     weave::machine::measure_caches();  // the probe, once per machine; a bad WEAVE_CACHE_SIZES is bad input
-    return commands.run();
+    const int status = commands.run();
+    return output_written() ? status : 1;
   } catch (const std::invalid_argument& e) {  // bad input
     std::fprintf(stderr, "weave: %s\n", e.what());
     return 2;

@@ -277,6 +277,19 @@ expect_message "not acknowledgements" bench ycsb --durability sync --data "$scra
 expect_message "not acknowledgements" bench tpcc --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
 expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
 expect_usage_error recover
+# The largest size is how auto is kept: as a number it is refused, not run as auto.
+expect_message "is not a batch size" bench ycsb --batch 18446744073709551615
+expect_message "is not a batch size" bench tpcc --batch 18446744073709551615
+# Results that cannot be written (a full disk) fail the run: exit 1, one line.
+if [ -w /dev/full ]; then
+  err=$("$weave" bench lookup --keys 1Ki --lookups 1K --repeat 1 --ceiling-bytes 0 2>&1 >/dev/full)
+  rc=$?
+  if [ "$rc" -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"could not all be written"* ]]; then
+    echo "ok: output to a full device: $err"
+  else
+    echo "FAIL: output to a full device exited $rc with stderr:"; printf '%s\n' "$err"; status=1
+  fi
+fi
 expect_message "is not a directory" recover --data "$scratch/missing"
 expect_message "is not a weave data directory" recover --data "$scratch/full"
 [ -e "$scratch/new" ] && { echo "FAIL: a refused run created $scratch/new"; status=1; }
