@@ -24,11 +24,6 @@ double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, s
          static_cast<double>(passes * (last - first));
 }
 
-// Lookups in flight for a requested group: whole slots of `width` lookups.
-std::size_t in_whole_slots(std::size_t group, std::size_t width) {
-  return (std::max<std::size_t>(group, 1) + width - 1) / width * width;
-}
-
 }  // namespace
 
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat) {
@@ -48,7 +43,8 @@ memory_limits measure_memory(std::size_t structure_bytes, bool verbose) {
 }
 
 model_report measure_model(const lookup_workload& w, const std::vector<std::size_t>& groups,
-                           std::size_t repeat, const memory_limits& memory, bool verbose) {
+                           std::size_t repeat, const memory_limits& memory, bool verbose,
+                           bool say_rounding) {
   validate_model_options(groups, repeat);
   model_report r;
   const std::size_t n = w.lookups();
@@ -92,7 +88,7 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
 
   // The predicted group is always measured, so that its time can be set
   // against the best.
-  for (std::size_t g : groups) r.groups.push_back(in_whole_slots(g, width));
+  r.groups = whole_slot_groups(groups, width, say_rounding);
   r.groups.push_back(r.predicted_group);
   std::sort(r.groups.begin(), r.groups.end());
   r.groups.erase(std::unique(r.groups.begin(), r.groups.end()), r.groups.end());

@@ -61,7 +61,8 @@ inline constexpr double near_best = 1.05;
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat);
 
 model_report measure_model(const lookup_workload& workload, const std::vector<std::size_t>& groups,
-                           std::size_t repeat, const memory_limits& memory, bool verbose);
+                           std::size_t repeat, const memory_limits& memory, bool verbose,
+                           bool say_rounding = false);
 // What the memory system allows over a buffer of `structure_bytes` (at most
 // 4 GiB): pointer chases through it, page walks included, so that the
 // ceiling and the longest stall are those of the structure's size (on an

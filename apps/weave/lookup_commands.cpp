@@ -42,6 +42,7 @@ struct lookup_cli {
   std::string plot;
   std::string ceiling_bytes = "1Gi";
   bool quiet = false;
+  CLI::Option* group_option = nullptr;  // asked for: groups rounded to whole slots are said so
 
   void add(CLI::App& app) {
     app.add_option("--structure", structure, "binary-search | binary-search-str | hash | btree")
@@ -53,7 +54,7 @@ struct lookup_cli {
     app.add_option("--threads", threads, "comma-separated thread counts")->capture_default_str()
         ->check(size_list);
     app.add_option("--variants", variants, "naive,gp,amac,coro,coro-task,coro-sequential,auto")->capture_default_str();
-    app.add_option("--group", groups, "comma-separated group sizes, or 'auto' for the model's")
+    group_option = app.add_option("--group", groups, "comma-separated group sizes, or 'auto' for the model's")
         ->check(size_list_or_auto)
         ->capture_default_str();
     app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();
@@ -94,6 +95,7 @@ void run_lookup(const lookup_cli& cli) {
     o.group_auto = true;
   } else {
     o.groups = parse_sizes(cli.groups);
+    o.say_rounding = cli.group_option != nullptr && cli.group_option->count() > 0;
   }
   o.repeat = cli.repeat;
   validate(o);
@@ -220,7 +222,7 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
         ->check(size_value);
   model_cmd->add_option("--lookups", model->lookups, "lookups per run")->capture_default_str()
         ->check(size_value);
-  model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")
+  model->group_option = model_cmd->add_option("--group", model->groups, "comma-separated group sizes to measure")
       ->check(size_list)
       ->capture_default_str();
   model_cmd->add_option("--seed", model->seed, "random seed")->capture_default_str();
@@ -237,7 +239,8 @@ void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands
     // Before the structure is built, so that the two never take memory at once.
     const memory_limits memory = measure_memory(estimated_bytes(spec), bench::progress_wanted(model->quiet));
     const auto workload = make_workload(spec, bench::progress_wanted(model->quiet));
-    const auto report = measure_model(*workload, groups, model->repeat, memory, bench::progress_wanted(model->quiet));
+    const auto report = measure_model(*workload, groups, model->repeat, memory, bench::progress_wanted(model->quiet),
+                                      model->group_option->count() > 0);
     const auto rows = to_json(*workload, spec.keys, report);
     for (const auto& j : rows) print(j);
     if (!model->plot.empty()) plot_group_sweep(rows, model->plot);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "bench/workload/median.hpp"
 #include "bench/workload/report.hpp"
@@ -38,6 +39,25 @@ std::size_t reported_group(const config& cfg) {
 
 }  // namespace
 
+std::size_t in_whole_slots(std::size_t group, std::size_t width) {
+  return (std::max<std::size_t>(group, 1) + width - 1) / width * width;
+}
+
+std::vector<std::size_t> whole_slot_groups(const std::vector<std::size_t>& asked, std::size_t width, bool say_so) {
+  std::vector<std::size_t> out;
+  std::string rounded;
+  for (std::size_t g : asked) {
+    const std::size_t in_flight = in_whole_slots(g, width);
+    if (in_flight != g) rounded += fmt::format("{}{} runs {}", rounded.empty() ? "" : ", ", g, in_flight);
+    if (std::find(out.begin(), out.end(), in_flight) == out.end()) out.push_back(in_flight);
+  }
+  if (say_so && !rounded.empty()) {
+    std::fprintf(stderr, "weave: coro's ring runs whole slots of %zu lookups: group %s%s\n", width, rounded.c_str(),
+                 out.size() < asked.size() ? " (each group of lookups in flight runs once)" : "");
+  }
+  return out;
+}
+
 void check_group_sizes(const std::vector<std::size_t>& groups) {
   for (std::size_t g : groups)
     if (g < 1 || g > detail::max_group)
@@ -66,11 +86,16 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
   std::vector<std::size_t> groups = options.groups;
   if (options.group_auto) groups = {model_group(workload)};
 
+  // coro's groups as they run; the hand-written variants run any group.
+  const bool runs_coro = std::find(options.variants.begin(), options.variants.end(), variant::coro) !=
+                         options.variants.end();
+  const std::vector<std::size_t> coro_groups =
+      runs_coro && !options.group_auto ? whole_slot_groups(groups, workload.lookups_per_slot(), options.say_rounding) : groups;
   std::vector<config> configs;
   for (std::size_t t : options.threads) {
     for (variant v : options.variants) {
       if (uses_group(v)) {
-        for (std::size_t g : groups) configs.push_back({v, g, t, {}});
+        for (std::size_t g : v == variant::coro ? coro_groups : groups) configs.push_back({v, g, t, {}});
       } else {
         configs.push_back({v, 1, t, {}});
       }

@@ -19,6 +19,7 @@ struct lookup_options {
   std::vector<variant> variants{variant::naive, variant::gp, variant::amac, variant::coro, variant::adaptive};
   std::vector<std::size_t> groups{1, 2, 4, 8, 12, 16, 24, 32};
   bool group_auto = false;  // give gp, amac and coro the model's group size
+  bool say_rounding = false;  // on stderr, which of coro's groups ran rounded to whole slots
   std::size_t repeat = 3;
   double ns_per_miss = 0;   // from the MLP probe; 0 leaves the ceiling out
 };
@@ -37,6 +38,14 @@ struct lookup_row {
 
 // Throw std::invalid_argument, with a one-line reason, for options that cannot run.
 void check_group_sizes(const std::vector<std::size_t>& groups);
+// Lookups in flight for a requested group: coro's ring holds whole slots of
+// `width` lookups, so a group is rounded up to a multiple of it.
+std::size_t in_whole_slots(std::size_t group, std::size_t width);
+// The groups asked for as they run (whole slots), each once, in the order
+// asked; says on stderr which were rounded, so that a row's group is never
+// a surprise and no configuration runs twice under two names.
+std::vector<std::size_t> whole_slot_groups(const std::vector<std::size_t>& asked, std::size_t width,
+                                           bool say_so);
 void validate(const lookup_options& options);
 
 // The group size the analytical model picks for this workload (from a short calibration).
