@@ -505,6 +505,12 @@ void check_log_files(const std::filesystem::path& dir, bool has_checkpoint, bool
   bool has_segment = false;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
+    const bool ours = (name.starts_with("wal-") && name.ends_with(".log")) ||
+                      (name.starts_with("checkpoint-") && name.ends_with(".wck"));
+    std::error_code ec;
+    if (ours && !entry.is_regular_file(ec)) {
+      throw log_corruption(fmt::format("{}: '{}' is not a regular file", dir.string(), name));
+    }
     if (name.starts_with("wal-") && name.ends_with(".log")) {
       if (durability::segment_number(name) == 0) {
         throw log_corruption(fmt::format("{}: '{}' is named like a log segment but is not one weave writes "

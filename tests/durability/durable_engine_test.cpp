@@ -510,6 +510,15 @@ TEST(durable_engine_files, a_missing_log_or_a_renamed_file_is_reported) {
       refused(dir.path, "'checkpoint-99999999999999999999.wck' is named like a checkpoint");
     }
   }
+  {  // a directory (or anything but a file) under a segment's name
+    temp_dir dir;
+    make(dir.path, false);
+    const std::vector<fs::path> segments = files_of(dir.path, "wal-");
+    ASSERT_FALSE(segments.empty());
+    fs::remove(segments.back());
+    fs::create_directory(segments.back());
+    refused(dir.path, "'" + segments.back().filename().string() + "' is not a regular file");
+  }
   // A new directory holds no log yet, and opens.
   temp_dir fresh;
   EXPECT_NO_THROW(engine::open(fresh.path, options_for(durability_mode::sync)));
