@@ -37,6 +37,7 @@ struct lookup_cli {
   std::string groups = "1,2,4,8,12,16,24,32";
   std::string distribution = "uniform";
   double theta = 0.99;
+  bool theta_given = false;
   std::uint64_t seed = 42;
   std::size_t repeat = 3;
   std::string plot;
@@ -58,7 +59,9 @@ struct lookup_cli {
         ->check(size_list_or_auto)
         ->capture_default_str();
     app.add_option("--distribution", distribution, "uniform | zipf")->capture_default_str();
-    app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")->capture_default_str();
+    app.add_option("--theta", theta, "Zipf exponent, in (0, 1)")
+        ->each([this](const std::string&) { theta_given = true; })
+        ->capture_default_str();
     app.add_option("--seed", seed, "random seed")->capture_default_str();
     app.add_option("--repeat", repeat, "runs per configuration, in turn: a line each, then their median and other aggregates")
         ->capture_default_str();
@@ -78,6 +81,8 @@ struct lookup_cli {
       s.distribution = key_chooser::distribution::zipf;
     } else if (distribution != "uniform") {
       throw std::invalid_argument(fmt::format("unknown distribution '{}' (choose uniform or zipf)", distribution));
+    } else if (theta_given) {
+      throw std::invalid_argument("--theta needs --distribution zipf (uniform keys have no exponent)");
     }
     s.theta = theta;
     s.seed = seed;

@@ -17,6 +17,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     std::string records = "1M";
     std::string workload = "c";
     double theta = 0.99;
+    bool theta_given = false;
     std::string workers = "1";
     std::string distances = "0,3";
     std::string lines = std::to_string(tasks::blink_tree::default_prefetch_lines);
@@ -25,6 +26,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     std::string baselines;
     std::size_t in_flight = 32;
     std::size_t group = 16;
+    bool group_given = false;
     double seconds = 2;
     std::size_t repeat = 3;
     std::uint64_t seed = 42;
@@ -36,7 +38,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
         ->check(size_value);
   cmd->add_option("--workload", b->workload, "insert (the load phase) | a (50% updates) | c (lookups)")
       ->capture_default_str();
-  cmd->add_option("--theta", b->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
+  cmd->add_option("--theta", b->theta, "a and c: Zipf exponent in (0, 1); 0 is uniform")
+      ->each([b](const std::string&) { b->theta_given = true; })
+      ->capture_default_str();
   cmd->add_option("--workers", b->workers, "comma-separated worker counts (one per core)")->capture_default_str()
         ->check(size_list);
   cmd->add_option("--prefetch-distance", b->distances, "comma-separated prefetch distances; 0 is off")
@@ -59,7 +63,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
                   "comma-separated: threads (the optimistic B+-tree, one operation at a time per thread), "
                   "coro (the same tree, lookups interleaved by coroutines)");
   cmd->add_option("--in-flight", b->in_flight, "operations in the air per worker")->capture_default_str();
-  cmd->add_option("--group", b->group, "coro baseline: operations interleaved per thread")->capture_default_str();
+  cmd->add_option("--group", b->group, "coro baseline: operations interleaved per thread")
+      ->each([b](const std::string&) { b->group_given = true; })
+      ->capture_default_str();
   cmd->add_option("--seconds", b->seconds, "a and c: run time per configuration and repeat")->capture_default_str();
   cmd->add_option("--repeat", b->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
@@ -78,6 +84,14 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     for (const auto& s : split(b->syncs)) o.syncs.push_back(bench::parse_sync_kind(s));
     if (!b->baselines.empty()) {
       for (const auto& s : split(b->baselines)) o.baselines.push_back(bench::parse_blink_baseline(s));
+    }
+    // Asked for by name, an option must change what runs.
+    if (b->theta_given && o.workload == bench::blink_workload::insert) {
+      throw std::invalid_argument("--theta applies to workloads a and c: insert loads every key once");
+    }
+    if (b->group_given && std::find(o.baselines.begin(), o.baselines.end(), bench::blink_baseline::coro) ==
+                              o.baselines.end()) {
+      throw std::invalid_argument("--group needs --baseline coro (the only variant that interleaves by groups)");
     }
     o.in_flight = b->in_flight;
     o.group = b->group;

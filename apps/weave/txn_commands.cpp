@@ -70,6 +70,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::string workload = "read";
     std::size_t ops_per_txn = 10;
     std::size_t scan_length = 10;
+    bool scan_length_given = false;
     double theta = 0;
     std::string threads = "1";
     std::string batches = "8";
@@ -102,7 +103,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->capture_default_str();
   cmd->add_option("--workload", y->workload, "read | update | rmw | mixed | scan")->capture_default_str();
   cmd->add_option("--ops-per-txn", y->ops_per_txn, "operations per transaction")->capture_default_str();
-  cmd->add_option("--scan-length", y->scan_length, "records per scan")->capture_default_str();
+  cmd->add_option("--scan-length", y->scan_length, "records per scan (--workload scan)")
+      ->each([y](const std::string&) { y->scan_length_given = true; })
+      ->capture_default_str();
   cmd->add_option("--theta", y->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
   cmd->add_option("--threads", y->threads, "comma-separated worker thread counts")->capture_default_str()
         ->check(size_list);
@@ -145,6 +148,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.workload = bench::parse_ycsb_workload(y->workload);
     o.ops_per_txn = y->ops_per_txn;
     o.scan_length = y->scan_length;
+    if (y->scan_length_given && o.workload != bench::ycsb_workload::scan) {
+      throw std::invalid_argument("--scan-length needs --workload scan");
+    }
     o.theta = y->theta;
     o.threads = parse_sizes(y->threads);
     o.batches = parse_batches(y->batches);

@@ -277,6 +277,12 @@ expect_message "not acknowledgements" bench ycsb --durability sync --data "$scra
 expect_message "not acknowledgements" bench tpcc --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
 expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
 expect_usage_error recover
+# An option asked for by name must change what runs.
+expect_message "needs --distribution zipf" bench lookup --theta 0.5
+expect_message "needs --workload scan" bench ycsb --workload read --scan-length 5
+expect_message "applies to workloads a and c" bench blink --workload insert --theta 0.5
+expect_message "needs --baseline coro" bench blink --group 8
+expect_message "needs --baseline coro" bench blink --baseline threads --group 8
 # The largest size is how auto is kept: as a number it is refused, not run as auto.
 expect_message "is not a batch size" bench ycsb --batch 18446744073709551615
 expect_message "is not a batch size" bench tpcc --batch 18446744073709551615
