@@ -470,12 +470,19 @@ std::vector<nlohmann::ordered_json> run_ycsb_bench(const ycsb_options& o,
   };
   std::vector<config> configs;
   // Over a cached table the interleaved modes run in order too: under one
-  // scheduler only, or the same runs would be made under each.
+  // batch size and scheduler only, or the same runs would be made under each.
   const bool in_order = runs_in_order(db, table);
+  if (in_order && std::any_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    // Said even under --quiet: the rows' "scheduler" says it too, but a
+    // batch or scheduler asked for and not used should not pass unnoticed.
+    std::fprintf(stderr,
+                 "weave: the table stays cached, so the interleaved modes run in order (nothing would suspend): "
+                 "each runs once, under the first batch size and scheduler\n");
+  }
   for (std::size_t threads : o.threads) {
     for (std::size_t batch : o.batches) {
       for (scheduler_choice s : o.schedulers) {
-        if (in_order && s != o.schedulers.front()) continue;
+        if (in_order && (s != o.schedulers.front() || batch != o.batches.front())) continue;
         for (ycsb_mode mode : o.modes) {
           // Batch and scheduler mean nothing to the modes that run in order.
           const bool batched = interleaves(mode);
