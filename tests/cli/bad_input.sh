@@ -267,7 +267,7 @@ expect_usage_error bench ycsb --durability sync --data "$scratch/new" --acks lat
 expect_message "needs --durability sync" bench ycsb --durability async --data "$scratch/new" --acks deferred
 expect_message "needs --durability sync" bench tpcc --acks deferred
 # Latency targets: a positive number of microseconds, up to ten seconds, for an interleaved mode.
-for bad in 0 -5 abc nan inf 1e8 '50,' '50,,100' ' 50' 0x10; do
+for bad in 0 -5 1e-300 0.5 abc nan inf 1e8 '50,' '50,,100' ' 50' 0x10; do
   expect_usage_error bench ycsb --latency-target-us "$bad"
   expect_usage_error bench tpcc --latency-target-us "$bad"
 done
