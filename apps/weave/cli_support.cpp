@@ -20,12 +20,15 @@
 
 namespace weave::cli {
 
-std::vector<std::string> split(const std::string& list) {
+std::vector<std::string> split(const std::string& list, std::string_view option) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
-    if (comma == start) throw std::invalid_argument(fmt::format("empty item in list '{}'", list));
+    if (comma == start) {
+      throw std::invalid_argument(
+          fmt::format("{}{}empty item in list '{}'", option, option.empty() ? "" : ": ", list));
+    }
     std::string item = list.substr(start, comma - start);
     if (std::find(out.begin(), out.end(), item) != out.end()) {
       throw std::invalid_argument(fmt::format("'{}' appears twice in list '{}'", item, list));
@@ -97,7 +100,7 @@ std::vector<bench::scheduler_choice> parse_schedulers(const std::string& list) {
 std::vector<double> parse_latency_targets(const std::string& list) {
   std::vector<double> out;
   if (list.empty()) return out;
-  for (const auto& item : split(list)) {
+  for (const auto& item : split(list, "--latency-target-us")) {
     double us = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), us);
     if (ec != std::errc{} || end != item.data() + item.size()) {

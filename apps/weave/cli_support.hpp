@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,9 @@
 namespace weave::cli {
 
 // "a,b,c" -> {"a","b","c"}; an empty item, or one given twice, is bad input.
-std::vector<std::string> split(const std::string& list);
+// Splits a comma-separated list; an empty item is an error that names
+// `option` where given.
+std::vector<std::string> split(const std::string& list, std::string_view option = {});
 // Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
 std::vector<std::size_t> parse_sizes(const std::string& list);
 // Comma-separated batch sizes (1 and up), each of which may be the word

@@ -308,7 +308,7 @@ struct bench_cli {
 
   void fill(bench::column_bench_options& o, column::table_recipe& recipe) const {
     o.variants.clear();
-    for (const auto& v : split(variants)) o.variants.push_back(bench::parse_column_variant(v));
+    for (const auto& v : split(variants, "--variants")) o.variants.push_back(bench::parse_column_variant(v));
     if (group_given && std::find(o.variants.begin(), o.variants.end(), bench::column_variant::interleaved) ==
                            o.variants.end()) {
       throw std::invalid_argument("--group needs the interleaved variant (auto chooses its own group)");

@@ -95,7 +95,7 @@ void run_lookup(const lookup_cli& cli) {
   o.spec = cli.spec();
   o.threads = parse_sizes(cli.threads);
   o.variants.clear();
-  for (const auto& v : split(cli.variants)) o.variants.push_back(parse_variant(v));
+  for (const auto& v : split(cli.variants, "--variants")) o.variants.push_back(parse_variant(v));
   if (cli.groups == "auto") {
     o.group_auto = true;
   } else {

@@ -81,9 +81,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     o.prefetch_lines = parse_sizes(b->lines);
     o.cached_kib = parse_sizes(b->cached_kib);
     o.syncs.clear();
-    for (const auto& s : split(b->syncs)) o.syncs.push_back(bench::parse_sync_kind(s));
+    for (const auto& s : split(b->syncs, "--sync")) o.syncs.push_back(bench::parse_sync_kind(s));
     if (!b->baselines.empty()) {
-      for (const auto& s : split(b->baselines)) o.baselines.push_back(bench::parse_blink_baseline(s));
+      for (const auto& s : split(b->baselines, "--baseline")) o.baselines.push_back(bench::parse_blink_baseline(s));
     }
     // Asked for by name, an option must change what runs.
     if (b->theta_given && o.workload == bench::blink_workload::insert) {

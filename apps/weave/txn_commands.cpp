@@ -159,7 +159,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.seconds = y->seconds;
     o.repeat = y->repeat;
     o.modes.clear();
-    for (const auto& m : split(y->modes)) o.modes.push_back(bench::parse_ycsb_mode(m));
+    for (const auto& m : split(y->modes, "--modes")) o.modes.push_back(bench::parse_ycsb_mode(m));
     // The default batch size serves whichever modes use it; one asked for by
     // name must be used.
     if (y->batch_given && std::none_of(o.modes.begin(), o.modes.end(), bench::interleaves)) {
@@ -269,7 +269,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.seconds = c->seconds;
     o.repeat = c->repeat;
     o.modes.clear();
-    for (const auto& m : split(c->modes)) o.modes.push_back(tpcc::parse_mode(m));
+    for (const auto& m : split(c->modes, "--modes")) o.modes.push_back(tpcc::parse_mode(m));
     if (c->batch_given && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
       throw std::invalid_argument("--batch needs an interleaved mode (coro, coro-nested or hybrid)");
     }
