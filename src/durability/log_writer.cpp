@@ -35,10 +35,18 @@ log_writer::log_writer(std::filesystem::path directory, std::size_t segment_byte
   for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
     last = std::max(last, segment_number(entry.path().filename().string()));
   }
-  open_segment(last + 1);
+  try {
+    open_segment(last + 1);
+  } catch (...) {
+    if (fd_ >= 0) ::close(fd_);  // no destructor runs for a constructor that throws
+    throw;
+  }
 }
 
 std::size_t log_writer::remove_segments_through(std::uint64_t snapshot) {
+  // After a failure the newest segment's name may not be durable: the
+  // older ones stay, so that a crash cannot leave a checkpoint and no log.
+  if (failed_) return 0;
   std::size_t removed = 0;
   while (removed < segments_.size() && segments_[removed].first != segment_ && segments_[removed].second <= snapshot) {
     std::filesystem::remove(directory_ / segment_name(segments_[removed].first));
@@ -66,8 +74,8 @@ void log_writer::open_segment(std::uint64_t number) {
   fd_ = fd;
   segment_ = number;
   segment_used_ = 0;
-  segments_.emplace_back(number, 0);
   try {
+    segments_.emplace_back(number, 0);
     detail::sync_directory(directory_);
     // An empty group opens every segment, synced before anything follows
     // it: a crash can then tear a segment's first bytes only while the file

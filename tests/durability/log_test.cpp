@@ -217,6 +217,25 @@ TEST(log, a_segment_damaged_from_its_first_byte_is_reported_not_cut) {
   EXPECT_EQ(fs::file_size(log.segment), 0u);
 }
 
+// Segments written before segments had opening groups began with a group
+// of commits: one torn by a crash is a sound header cut short at byte 0,
+// and is cut as before.
+TEST(log, a_segment_without_an_opening_group_torn_in_its_first_group_is_cut) {
+  temp_dir dir;
+  std::mt19937_64 rng(9);
+  std::vector<txn_copy> txns;
+  for (int t = 0; t < 5; ++t) txns.push_back(random_txn(rng, 1 + static_cast<std::uint64_t>(t)));
+  const std::string group = seal(txns);
+  ASSERT_GT(group.size(), 2 * group_header_bytes);
+  const fs::path path = dir.path / segment_name(1);
+  const std::size_t torn = group_header_bytes + 1 + rng() % (group.size() - group_header_bytes - 1);
+  std::ofstream(path, std::ios::binary).write(group.data(), static_cast<std::streamsize>(torn));
+  log_scan scan;
+  EXPECT_TRUE(read_back(dir.path, &scan, true).empty());
+  EXPECT_EQ(scan.torn_bytes, torn);
+  EXPECT_EQ(fs::file_size(path), 0u);
+}
+
 TEST(log, a_flipped_byte_before_the_tail_is_reported_not_skipped) {
   three_groups log;
   const std::string whole = file_bytes(log.segment);

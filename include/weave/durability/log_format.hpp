@@ -23,7 +23,8 @@
 // now()) before it gathers, so every commit at or before it is in the group
 // or before. Recovery keeps a transaction only once some group's `through`
 // reaches it; the rest are the tail of commits no one was told of, and the
-// first group of the next run (a restart) discards them for good.
+// next run's restart group (after its segment's opening group) discards
+// them for good.
 //
 // A group whose checksum does not match is either the torn tail of the last
 // segment (a crash in the middle of its write: only the group being written
