@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -80,6 +81,9 @@ std::string file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
+void write_file(const fs::path& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
 
 std::vector<txn_copy> read_back(const fs::path& dir, log_scan* scan = nullptr, bool cut = false) {
   std::vector<txn_copy> out;
@@ -111,6 +115,14 @@ TEST(log, reads_back_what_was_written_across_segments) {
     EXPECT_EQ(scan.transactions, oracle.size());
     EXPECT_EQ(scan.torn_bytes, 0u);
   }
+}
+
+// Three segments of one transaction each, in `dir`.
+void three_segments(const fs::path& dir, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  log_writer writer(dir, 1);  // every group in a segment of its own
+  for (std::uint64_t c = 1; c <= 3; ++c) writer.append(seal({random_txn(rng, c)}));
+  writer.sync();
 }
 
 // Three groups in one segment, and where each ends.
@@ -149,7 +161,7 @@ TEST(log, a_torn_tail_at_any_byte_keeps_every_complete_group) {
   three_groups log;
   const std::string whole = file_bytes(log.segment);
   for (std::size_t cut = 0; cut <= whole.size(); ++cut) {
-    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(whole.data(), static_cast<std::streamsize>(cut));
+    write_file(log.segment, std::string_view(whole).substr(0, cut));
     log_scan scan;
     ASSERT_EQ(read_back(log.dir.path, &scan, true), log.complete_before(cut)) << "cut at " << cut;
     std::size_t kept = cut >= log.opening ? log.opening : 0;
@@ -168,19 +180,14 @@ TEST(log, garbage_over_the_last_group_is_a_torn_tail) {
     std::string bytes = whole;
     const std::size_t from = log.ends[1] + rng() % (log.ends[2] - log.ends[1]);
     for (std::size_t i = from; i < bytes.size(); ++i) bytes[i] = static_cast<char>(rng());
-    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    write_file(log.segment, bytes);
     EXPECT_EQ(read_back(log.dir.path), log.complete_before(log.ends[1])) << "garbage from byte " << from;
   }
 }
 
 TEST(log, every_segment_opens_with_a_group_synced_alone) {
   temp_dir dir;
-  std::mt19937_64 rng(7);
-  {
-    log_writer writer(dir.path, 1);  // every group in a segment of its own
-    for (std::uint64_t c = 1; c <= 3; ++c) writer.append(seal({random_txn(rng, c)}));
-    writer.sync();
-  }
+  three_segments(dir.path, 7);
   for (std::uint64_t n = 1; n <= 3; ++n) {
     const fs::path path = dir.path / segment_name(n);
     const std::string bytes = file_bytes(path);
@@ -205,12 +212,12 @@ TEST(log, a_segment_damaged_from_its_first_byte_is_reported_not_cut) {
     const std::size_t length = group_header_bytes + 1 + rng() % (bytes.size() - group_header_bytes);
     bytes.resize(length);
     for (char& c : bytes) c = zeros ? '\0' : static_cast<char>(rng());
-    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    write_file(log.segment, bytes);
     EXPECT_THROW(read_back(log.dir.path, nullptr, true), log_corruption) << length << " bytes of " << (zeros ? "zeros" : "garbage");
     EXPECT_EQ(fs::file_size(log.segment), length) << "a damaged segment was cut";
   }
   // No longer than its opening group: a crash in that group's write, cut.
-  std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(std::string(group_header_bytes, '\0').data(), group_header_bytes);
+  write_file(log.segment, std::string(group_header_bytes, '\0'));
   log_scan scan;
   EXPECT_TRUE(read_back(log.dir.path, &scan, true).empty());
   EXPECT_EQ(scan.torn_bytes, group_header_bytes);
@@ -229,7 +236,7 @@ TEST(log, a_segment_without_an_opening_group_torn_in_its_first_group_is_cut) {
   ASSERT_GT(group.size(), 2 * group_header_bytes);
   const fs::path path = dir.path / segment_name(1);
   const std::size_t torn = group_header_bytes + 1 + rng() % (group.size() - group_header_bytes - 1);
-  std::ofstream(path, std::ios::binary).write(group.data(), static_cast<std::streamsize>(torn));
+  write_file(path, std::string_view(group).substr(0, torn));
   log_scan scan;
   EXPECT_TRUE(read_back(dir.path, &scan, true).empty());
   EXPECT_EQ(scan.torn_bytes, torn);
@@ -242,7 +249,7 @@ TEST(log, a_flipped_byte_before_the_tail_is_reported_not_skipped) {
   for (std::size_t at = 0; at < log.ends[1]; ++at) {
     std::string bytes = whole;
     bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
-    std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    write_file(log.segment, bytes);
     try {
       read_back(log.dir.path);
       ADD_FAILURE() << "a flipped byte at " << at << " went unnoticed";
@@ -280,19 +287,14 @@ TEST(log, a_group_of_another_format_version_is_never_cut_off) {
   const std::uint64_t header_sum = XXH3_64bits(foreign.data(), 48);  // as that build would write it
   for (int i = 0; i < 8; ++i) foreign[static_cast<std::size_t>(48 + i)] = static_cast<char>(header_sum >> (8 * i));
   bytes += foreign;
-  std::ofstream(log.segment, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  write_file(log.segment, bytes);
   EXPECT_ANY_THROW(read_back(log.dir.path, nullptr, true));
   EXPECT_EQ(fs::file_size(log.segment), bytes.size()) << "a foreign group was cut off";
 }
 
 TEST(log, damage_in_an_earlier_segment_is_reported) {
   temp_dir dir;
-  std::mt19937_64 rng(4);
-  {
-    log_writer writer(dir.path, 1);  // every group in a segment of its own
-    for (std::uint64_t c = 1; c <= 3; ++c) writer.append(seal({random_txn(rng, c)}));
-    writer.sync();
-  }
+  three_segments(dir.path, 4);
   const fs::path first = dir.path / segment_name(1);
   const auto size = fs::file_size(first);
   fs::resize_file(first, size - 1);  // torn, but not at the end of the log
