@@ -17,9 +17,8 @@
 
 namespace weave::cli {
 
-// "a,b,c" -> {"a","b","c"}; an empty item, or one given twice, is bad input.
-// Splits a comma-separated list; an empty item is an error that names
-// `option` where given.
+// "a,b,c" -> {"a","b","c"}; an empty item, or one given twice, is bad input
+// (an empty item's message names `option` where given).
 std::vector<std::string> split(const std::string& list, std::string_view option = {});
 // Comma-separated sizes with suffixes (K M G T, Ki Mi Gi Ti).
 std::vector<std::size_t> parse_sizes(const std::string& list);

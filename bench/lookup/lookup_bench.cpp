@@ -90,7 +90,9 @@ std::vector<lookup_row> run_lookup_bench(const lookup_options& options, const lo
   const bool runs_coro = std::find(options.variants.begin(), options.variants.end(), variant::coro) !=
                          options.variants.end();
   const std::vector<std::size_t> coro_groups =
-      runs_coro && !options.group_auto ? whole_slot_groups(groups, workload.lookups_per_slot(), options.say_rounding) : groups;
+      runs_coro && !options.group_auto
+          ? whole_slot_groups(groups, workload.lookups_per_slot(), options.say_rounding)
+          : groups;
   std::vector<config> configs;
   for (std::size_t t : options.threads) {
     for (variant v : options.variants) {

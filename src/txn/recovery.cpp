@@ -505,13 +505,13 @@ void check_log_files(const std::filesystem::path& dir, bool has_checkpoint, bool
   bool has_segment = false;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    const bool ours = (name.starts_with("wal-") && name.ends_with(".log")) ||
-                      (name.starts_with("checkpoint-") && name.ends_with(".wck"));
+    const bool segment_like = name.starts_with("wal-") && name.ends_with(".log");
+    const bool checkpoint_like = name.starts_with("checkpoint-") && name.ends_with(".wck");
     std::error_code ec;
-    if (ours && !entry.is_regular_file(ec)) {
+    if ((segment_like || checkpoint_like) && !entry.is_regular_file(ec)) {
       throw log_corruption(fmt::format("{}: '{}' is not a regular file", dir.string(), name));
     }
-    if (name.starts_with("wal-") && name.ends_with(".log")) {
+    if (segment_like) {
       if (durability::segment_number(name) == 0) {
         throw log_corruption(fmt::format("{}: '{}' is named like a log segment but is not one weave writes "
                                          "(wal- and six or more digits): renamed or foreign, so the log "
@@ -519,7 +519,7 @@ void check_log_files(const std::filesystem::path& dir, bool has_checkpoint, bool
                                          dir.string(), name));
       }
       has_segment = true;
-    } else if (name.starts_with("checkpoint-") && name.ends_with(".wck") && !durability::checkpoint_snapshot(name)) {
+    } else if (checkpoint_like && !durability::checkpoint_snapshot(name)) {
       throw log_corruption(fmt::format("{}: '{}' is named like a checkpoint but is not one weave writes "
                                        "(checkpoint- and 20 digits): renamed or foreign",
                                        dir.string(), name));
