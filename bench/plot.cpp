@@ -77,8 +77,10 @@ void check_plot_path(const std::string& png) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw std::invalid_argument(fmt::format("'{}' is a directory", png));
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec))
-    throw std::invalid_argument(fmt::format("'{}': directory '{}' does not exist", png, dir.string()));
+  if (!fs::is_directory(dir, ec)) {
+    throw std::invalid_argument(fmt::format("'{}': '{}' {}", png, dir.string(),
+                                            fs::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  }
   if (::access(dir.c_str(), W_OK) != 0)
     throw std::invalid_argument(fmt::format("'{}': directory '{}' is not writable", png, dir.string()));
   // Opening the file is the only test that every file system answers truly

@@ -61,14 +61,14 @@ std::vector<std::size_t> whole_slot_groups(const std::vector<std::size_t>& asked
 void check_group_sizes(const std::vector<std::size_t>& groups) {
   for (std::size_t g : groups)
     if (g < 1 || g > detail::max_group)
-      throw std::invalid_argument(fmt::format("group size {} is outside 1..{}", g, detail::max_group));
+      throw std::invalid_argument(fmt::format("--group {} is outside 1..{}", g, detail::max_group));
 }
 
 void validate(const lookup_options& options) {
   validate(options.spec);
   check_repeat(options.repeat);
   for (std::size_t t : options.threads)
-    if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("thread count {} is outside 1..1024", t));
+    if (t < 1 || t > 1024) throw std::invalid_argument(fmt::format("--threads {} is outside 1..1024", t));
   if (!options.group_auto) check_group_sizes(options.groups);
 }
 

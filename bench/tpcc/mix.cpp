@@ -45,6 +45,7 @@ void add_term(std::string_view term, mix& m, std::array<bool, kinds>& seen) {
   unsigned percent = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
   if (error != std::errc{} || end != number.data() + number.size() || percent > 100) fail("percent is 0 to 100");
+  if (number.size() > 1 && number[0] == '0') fail("write the percent without leading zeros");
   if (seen[k]) fail("kind given twice");
   seen[k] = true;
   m.percent[k] = percent;

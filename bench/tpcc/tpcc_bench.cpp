@@ -98,10 +98,10 @@ void validate(const tpcc_options& o) {
   if (o.suppliers < 1 || o.suppliers > 1900) throw std::invalid_argument("--suppliers must be 1..1900");
   if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
   for (std::size_t t : o.threads)
-    if (t < 1 || t > 64) throw std::invalid_argument(fmt::format("thread count {} is outside 1..64", t));
+    if (t < 1 || t > 64) throw std::invalid_argument(fmt::format("--threads {} is outside 1..64", t));
   for (std::size_t b : o.batches)
     if (b != auto_batch && (b < 1 || b > 64))
-      throw std::invalid_argument(fmt::format("batch size {} is outside 1..64", b));
+      throw std::invalid_argument(fmt::format("--batch {} is outside 1..64", b));
   check_seconds(o.seconds);
   check_repeat(o.repeat);
   if (o.reserve_bytes > (max_reserve_mib << 20)) {

@@ -104,10 +104,10 @@ void validate(const ycsb_options& o) {
   if (!(o.theta == 0 || (o.theta > 0 && o.theta < 1))) throw std::invalid_argument("--theta must be 0 or in (0, 1)");
   if (o.threads.empty() || o.batches.empty() || o.modes.empty()) throw std::invalid_argument("nothing to run");
   for (std::size_t t : o.threads)
-    if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("thread count {} is outside 1..256", t));
+    if (t < 1 || t > 256) throw std::invalid_argument(fmt::format("--threads {} is outside 1..256", t));
   for (std::size_t b : o.batches)
     if (b != auto_batch && (b < 1 || b > detail::max_group)) {
-      throw std::invalid_argument(fmt::format("batch size {} is outside 1..256", b));
+      throw std::invalid_argument(fmt::format("--batch {} is outside 1..256", b));
     }
   check_seconds(o.seconds);
   check_repeat(o.repeat);

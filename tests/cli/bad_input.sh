@@ -165,8 +165,12 @@ expect_usage_error bench --foo
 expect_message "--keys: 'abc' is not a size" bench lookup --keys abc
 expect_message "--threads: empty item" bench ycsb --threads 1,,2
 expect_message "'0' is not a batch size (1 or more, or auto)" bench tpcc --batch auto,0
-expect_message "batch size 65 is outside 1..64" bench tpcc --batch 65,auto
+expect_message "--batch 65 is outside 1..64" bench tpcc --batch 65,auto
 expect_message "--batch: empty item" bench ycsb --batch auto,,8
+expect_message "--threads 0 is outside 1..64" bench tpcc --threads 0
+expect_message "--threads 300 is outside 1..256" bench ycsb --threads 300
+expect_message "--group 0 is outside" bench lookup --group 0
+expect_message "without leading zeros" bench tpcc --mix q2=050,payment=50
 expect_message "'1Ki' and '1024' are the same size" bench lookup --group 1Ki,1024
 expect_message "'1K' and '1000' are the same size" bench tpcc --batch 1K,1000
 expect_message "--keys: write 010 without leading zeros" bench lookup --keys 010
@@ -276,6 +280,8 @@ expect_message "needs an interleaved mode" bench tpcc --modes naive --latency-ta
 expect_message "not acknowledgements" bench ycsb --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
 expect_message "not acknowledgements" bench tpcc --durability sync --data "$scratch/new" --acks deferred --latency-target-us 100
 expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
+: > "$scratch/a-file"
+expect_message "'$scratch/a-file' is not a directory" bench lookup --plot "$scratch/a-file/x.png"
 expect_usage_error recover
 # An option asked for by name must change what runs.
 expect_message "needs --distribution zipf" bench lookup --theta 0.5
