@@ -31,7 +31,10 @@ std::optional<std::uint64_t> checkpoint_snapshot(std::string_view name) {
   const std::string_view digits = name.substr(11, name.size() - 15);
   std::uint64_t n = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (ec != std::errc{} || end != digits.data() + digits.size() || checkpoint_name(n) != name) return std::nullopt;
+  if (ec != std::errc{} || end != digits.data() + digits.size() || checkpoint_name(n) != name ||
+      n >= timestamp_limit) {
+    return std::nullopt;
+  }
   return n;
 }
 

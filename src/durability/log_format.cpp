@@ -188,6 +188,12 @@ group_view decode_group(std::string_view bytes) {
     throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
                                      get<std::uint16_t>(header, 4), format_version));
   }
+  for (const std::size_t at : {std::size_t{16}, std::size_t{24}, through_at}) {
+    if (get<std::uint64_t>(header, at) >= timestamp_limit) {
+      throw log_corruption(fmt::format("a log group's timestamp {} is at or past 2^62, which no clock reaches",
+                                       get<std::uint64_t>(header, at)));
+    }
+  }
   const std::size_t payload_bytes = get<std::uint32_t>(header, 8);
   const std::uint32_t transactions = get<std::uint32_t>(header, 12);
   if (payload_bytes > max_group_bytes || transactions > payload_bytes / 12 ||
@@ -231,6 +237,10 @@ void decode_transactions(const group_view& group, std::vector<logged_transaction
     if (t == out.size()) out.emplace_back();
     logged_transaction& txn = out[t];
     txn.commit = get<std::uint64_t>(p, at);
+    if (txn.commit < group.first_commit || txn.commit > group.last_commit) {
+      throw log_corruption(fmt::format("a logged commit {} outside its group's {}..{}", txn.commit,
+                                       group.first_commit, group.last_commit));
+    }
     txn.writes.clear();
     const std::uint32_t writes = get<std::uint32_t>(p, at + 8);
     at += 12;

@@ -142,6 +142,9 @@ TEST(checkpoint, names_round_trip_and_strangers_are_ignored) {
   EXPECT_FALSE(checkpoint_snapshot("checkpoint-1.wck").has_value());
   EXPECT_FALSE(checkpoint_snapshot(checkpoint_name(5) + ".tmp").has_value());
   EXPECT_FALSE(checkpoint_snapshot("wal-000001.log").has_value());
+  // No engine takes a snapshot at or past 2^62 (log_format.hpp).
+  EXPECT_FALSE(checkpoint_snapshot(checkpoint_name(timestamp_limit)).has_value());
+  EXPECT_EQ(checkpoint_snapshot(checkpoint_name(timestamp_limit - 1)), timestamp_limit - 1);
 }
 
 }  // namespace

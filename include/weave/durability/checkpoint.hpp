@@ -25,7 +25,8 @@ namespace weave::durability {
 
 // "checkpoint-00000000000000000042.wck": names sort by snapshot.
 std::string checkpoint_name(std::uint64_t snapshot);
-// The snapshot a file name stands for, or nothing.
+// The snapshot a file name stands for, or nothing (also for a snapshot at or
+// past timestamp_limit: no engine writes one).
 std::optional<std::uint64_t> checkpoint_snapshot(std::string_view file_name);
 
 class checkpoint_writer {

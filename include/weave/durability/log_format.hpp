@@ -53,6 +53,11 @@ inline constexpr std::size_t group_header_bytes = 56;
 inline constexpr std::size_t max_group_bytes = std::size_t{1} << 30;
 // The largest record of one transaction (it must fit in a group).
 inline constexpr std::size_t max_transaction_bytes = max_group_bytes;
+// Commit timestamps, a group's `through` and a checkpoint's snapshot stay
+// below this: the engine's clock would take 146 years at 10^9 commits a
+// second to get there, and a stamp's top bit means "pending" in memory
+// (txn/version.hpp). A larger one in a file is damage.
+inline constexpr std::uint64_t timestamp_limit = std::uint64_t{1} << 62;
 
 enum class write_op : std::uint8_t { put = 0, remove = 1 };
 
@@ -162,11 +167,13 @@ struct group_view {
 // Reads the group at the start of `bytes`: complete (both checksums match),
 // incomplete (a sound header whose group the bytes end before) or damaged
 // (anything else). Throws log_corruption for a sound header of another
-// format version, which must not be mistaken for a torn tail and cut off.
+// format version or with a timestamp at or past timestamp_limit, which must
+// not be mistaken for a torn tail and cut off.
 group_view decode_group(std::string_view bytes);
 
 // The transactions of a complete group's payload; throws log_corruption if
-// it does not parse (a checksum collision or a bug, never a torn write).
+// it does not parse or a commit timestamp lies outside the group's first and
+// last (a checksum collision or a bug, never a torn write).
 std::vector<logged_transaction> decode_transactions(const group_view& group);
 // The same into `out` (replaced), whose elements and their writes keep their
 // capacity from group to group: a reader decodes without allocating.
