@@ -7,6 +7,10 @@
 #   ./build.sh asan          the tests under AddressSanitizer + UBSan
 #   ./build.sh tsan          the tests under ThreadSanitizer
 #   ./build.sh release       the release build only (build/release/weave)
+#   ./build.sh fuzz TARGET [libFuzzer options]
+#                            libFuzzer on a fuzz target (tests/fuzz/targets.hpp:
+#                            recover_image or load_csv_bytes) under ASan + UBSan,
+#                            its corpus in build/fuzz/corpus/TARGET
 #
 # CXX picks the compiler (default for release: clang++-19, the faster one for
 # the coroutine variants; see README).
@@ -79,8 +83,24 @@ case "$command" in
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$tsan_opt_flags" -DWEAVE_TSAN=ON -DWEAVE_BUILD_APP=OFF
     run_tests build/tsan
     ;;
+  fuzz)
+    target=${1:-}
+    case "$target" in
+      recover_image | load_csv_bytes) shift ;;
+      *) echo "usage: ./build.sh fuzz recover_image|load_csv_bytes [libFuzzer options]" >&2; exit 2 ;;
+    esac
+    packages+=(libclang-rt-19-dev)  # libFuzzer
+    install_missing
+    cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DWEAVE_ASSERTIONS=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$asan_opt_flags" -DWEAVE_SANITIZE=ON -DWEAVE_FUZZ=ON \
+      -DWEAVE_BUILD_APP=OFF -DWEAVE_BUILD_EXAMPLES=OFF >/dev/null
+    cmake --build build/fuzz --target "fuzz_$target" fuzz_write_seeds
+    corpus=build/fuzz/corpus/$target
+    [ -d "$corpus" ] || build/fuzz/tests/fuzz_write_seeds "$target" "$corpus"
+    exec "build/fuzz/tests/fuzz_$target" "$corpus" "$@"
+    ;;
   *)
-    echo "usage: ./build.sh demo|test|asan|tsan|release" >&2
+    echo "usage: ./build.sh demo|test|asan|tsan|release|fuzz" >&2
     exit 2
     ;;
 esac

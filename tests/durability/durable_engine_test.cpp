@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/engine_contents.hpp"
 #include "support/temp_dir.hpp"
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -36,7 +37,8 @@ using test_support::temp_dir;
 using durability::durability_mode;
 
 // The oracle: each table's committed records.
-using oracle = std::map<std::string, std::map<std::string, std::string>>;
+using oracle = test_support::engine_contents;
+using test_support::contents;
 
 std::string int_key(std::uint64_t k) { return std::to_string(k); }
 
@@ -52,26 +54,6 @@ engine_options options_for(durability_mode mode, isolation level = isolation::sn
 table& table_of(engine& e, const std::string& name, key_kind keys) {
   if (table* t = e.find_table(name)) return *t;
   return e.create_table(name, keys);
-}
-
-// Everything an engine holds, read in one snapshot.
-oracle contents(engine& e) {
-  oracle out;
-  transaction t = e.begin();
-  for (table* tab : e.tables()) {
-    auto& records = out[tab->name()];
-    if (tab->keys() == key_kind::integer) {
-      std::vector<std::pair<std::uint64_t, std::string_view>> all;
-      sync_wait(t.scan<sequential_policy>(*tab, std::uint64_t{0}, ~std::size_t{0}, all));
-      for (const auto& [k, v] : all) records[int_key(k)] = std::string(v);
-    } else {
-      std::vector<std::pair<byte_key, std::string_view>> all;
-      sync_wait(t.scan<sequential_policy>(*tab, std::string(""), ~std::size_t{0}, all));
-      for (const auto& [k, v] : all) records[k.str()] = std::string(v);
-    }
-  }
-  t.abort();
-  return out;
 }
 
 // One random transaction over tables "ints" and "strings": puts, inserts,

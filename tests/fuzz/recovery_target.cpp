@@ -1,0 +1,132 @@
+// Recovery against damaged and odd data directories.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <typeinfo>
+#include <vector>
+
+#include "fuzz/directory_image.hpp"
+#include "fuzz/targets.hpp"
+#include "support/engine_contents.hpp"
+#include "weave/exec/policy.hpp"
+#include "weave/exec/sync_wait.hpp"
+#include "weave/txn/engine.hpp"
+
+namespace weave::fuzz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using test_support::engine_contents;
+
+// What `after` lost, changed or gained against `before`, briefly.
+std::string difference(const engine_contents& before, engine_contents after) {
+  std::string out;
+  for (const auto& [name, records] : before) {
+    for (const auto& [k, v] : records) {
+      const auto it = after[name].find(k);
+      if (it == after[name].end()) {
+        out += " lost " + name + "/" + k;
+      } else if (it->second != v) {
+        out += " changed " + name + "/" + k;
+      }
+    }
+    for (const auto& [k, v] : after[name]) {
+      if (!records.contains(k)) out += " gained " + name + "/" + k;
+    }
+  }
+  return out.substr(0, 400);
+}
+
+// A put, or an insert where the key has no record.
+template <class K>
+txn::status upsert(txn::transaction& t, txn::table& tab, const K& key, std::string_view value) {
+  const txn::status s = sync_wait(t.put<sequential_policy>(tab, key, value));
+  return s == txn::status::not_found ? sync_wait(t.insert<sequential_policy>(tab, key, value)) : s;
+}
+
+// One directory for the process's inputs, removed at exit.
+const fs::path& scratch() {
+  struct dir {
+    fs::path path;
+    dir() {
+      std::string pattern = (fs::temp_directory_path() / "weave-fuzz-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+      path = pattern;
+    }
+    ~dir() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static const dir d;
+  return d.path;
+}
+
+[[noreturn]] void finding(std::string_view what) {
+  std::fprintf(stderr, "fuzz finding: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
+
+// The errors engine::open documents for a directory it cannot use.
+template <class F>
+bool refused(F&& f) {
+  try {
+    f();
+    return false;
+  } catch (const durability::log_corruption&) {
+  } catch (const durability::data_directory_error&) {
+  } catch (const std::system_error&) {  // a file it cannot read
+  } catch (const std::exception& e) {
+    finding(std::string("engine::open threw ") + typeid(e).name() + ": " + e.what());
+  }
+  return true;
+}
+
+}  // namespace
+
+void recover_image(const std::uint8_t* data, std::size_t size) {
+  const fs::path& dir = scratch();
+  const std::uint8_t flags = unpack(std::string_view(reinterpret_cast<const char*>(data), size), dir);
+  txn::engine_options options;
+  options.log.group_window = std::chrono::microseconds(50);
+  options.read_only = (flags & writable_flag) == 0;
+  std::optional<engine_contents> first;
+  if (refused([&] {
+        auto e = txn::engine::open(dir, options);
+        first = test_support::contents(*e);
+        if (options.read_only) return;
+        // One more commit, which the next opening must find.
+        txn::table* t = e->tables().empty() ? &e->create_table("fuzz", txn::key_kind::integer) : e->tables()[0];
+        txn::transaction w = e->begin();
+        const std::string value = "fuzz-" + std::to_string(size);
+        const txn::status s = t->keys() == txn::key_kind::integer ? upsert(w, *t, std::uint64_t{7}, value)
+                                                                  : upsert(w, *t, std::string("fuzz"), value);
+        if (s != txn::status::ok) finding("a put into a recovered table failed");
+        if (w.commit() != txn::commit_status::committed) finding("a commit after recovery failed");
+        (*first)[t->name()][t->keys() == txn::key_kind::integer ? "7" : "fuzz"] = value;
+        if (flags & checkpoint_flag) e->checkpoint();
+      })) {
+    return;
+  }
+  if (options.read_only) return;
+  options.read_only = true;
+  engine_contents second;
+  try {
+    second = test_support::contents(*txn::engine::open(dir, options));
+  } catch (const std::exception& e) {
+    finding(std::string("a directory that opened and took a commit is refused when opened again: ") + e.what());
+  }
+  if (second != *first) finding("opened again, the directory holds other records:" + difference(*first, second));
+}
+
+}  // namespace weave::fuzz

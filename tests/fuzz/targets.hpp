@@ -1,0 +1,31 @@
+#pragma once
+// Fuzz targets: each takes any bytes and must neither crash, hang, nor leak,
+// and may refuse them only with the errors its API documents. A target
+// aborts, with a message, on anything else; libFuzzer (WEAVE_FUZZ) and the
+// mutations of fuzz_test.cpp drive them.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weave::fuzz {
+
+// The bytes are a directory image (directory_image.hpp). Opens an engine on
+// it, read-only or, with writable_flag, for writing; then it commits one
+// transaction (and takes a checkpoint, with checkpoint_flag), closes, and
+// opens the directory again, which must hold what the first opening held
+// and that transaction.
+void recover_image(const std::uint8_t* data, std::size_t size);
+
+// The bytes are a CSV file; if the first byte is odd, the line after it
+// names the columns' types (separated by ';') instead of inference.
+void load_csv_bytes(const std::uint8_t* data, std::size_t size);
+
+// Directory images of real data directories, made by engines: with and
+// without a checkpoint, over several log segments, and a new one.
+std::vector<std::string> seed_images();
+// Inputs of load_csv_bytes: quoting, CRLF, a byte-order mark, each type.
+std::vector<std::string> csv_seeds();
+
+}  // namespace weave::fuzz
