@@ -13,7 +13,7 @@
 #                            its corpus in build/fuzz/corpus/TARGET
 #
 # CXX picks the compiler (default for release: clang++-19, the faster one for
-# the coroutine variants; see README).
+# the coroutine variants; see README), except for fuzz, which needs clang++-19.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -18,6 +18,8 @@
 #include <limits>
 #include <memory>
 
+#include "weave/assert.hpp"
+
 namespace weave::durability {
 
 namespace {
@@ -95,6 +97,7 @@ void byte_run::append(std::string_view bytes) {
 }  // namespace detail
 
 void group_builder::add(std::uint64_t commit, std::span<const logged_write> writes) {
+  WEAVE_ASSERT(commit < timestamp_limit);  // recovery leaves the clock 2^61 commits short of it
   std::size_t bytes = 12;
   for (const logged_write& w : writes) {
     if (w.key.size() > 0xffff) throw std::length_error("a logged key is longer than 65535 bytes");

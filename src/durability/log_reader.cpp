@@ -37,7 +37,7 @@ bool valid_group_after(std::string_view bytes, std::size_t from) {
     try {
       if (decode_group(bytes.substr(at)).state == group_state::complete) return true;
     } catch (const log_corruption&) {
-      return true;  // a whole group of another version: not a torn write either
+      return true;  // a sound header (another version, an impossible timestamp): not a torn write either
     }
   }
   return false;

@@ -678,6 +678,17 @@ void engine::recover(const engine_options& options) {
     throw;
   }
   join();
+  // Past every timestamp in the files, counted or not: a new commit never
+  // shares one with a discarded record.
+  const std::uint64_t last = std::max({snapshot, replay.through, replay.last_commit, std::uint64_t{1}});
+  // The files hold timestamps below timestamp_limit: a clock that starts
+  // below half of it stays below it for 2^61 commits.
+  if (!options.read_only && last >= durability::timestamp_limit / 2) {
+    throw log_corruption(fmt::format("{}: its timestamps reach {}, past 2^61, too close to the log's limit of 2^62 "
+                                     "for new commits (a clock drawing 10^9 a second gets there in 73 years: the "
+                                     "files are more likely damaged); it opens read-only",
+                                     dir.string(), last));
+  }
   // Only now that everything read is sound: nothing is written on a failure.
   if (!options.read_only) durability::cut_torn_tail(dir, replay);
   recovery_.log_read_seconds = log_read_seconds;
@@ -685,9 +696,6 @@ void engine::recover(const engine_options& options) {
   recovery_.log_discarded = replay.discarded;
   recovery_.log_bytes = replay.bytes;
   recovery_.torn_bytes = replay.torn_bytes;
-  // Past every timestamp in the files, counted or not: a new commit never
-  // shares one with a discarded record.
-  const std::uint64_t last = std::max({snapshot, replay.through, replay.last_commit, std::uint64_t{1}});
   recovery_.last_commit = std::max(snapshot, replay.through);
   clock_.start_at(last);
   if (!options.read_only) {

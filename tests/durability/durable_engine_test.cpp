@@ -548,6 +548,47 @@ TEST(durable_engine_files, a_logged_record_that_does_not_fit_the_catalog_is_repo
   }
 }
 
+// The clock starts after the files' last timestamp and must stay below the
+// log's timestamp_limit: an engine opened for writing refuses files past
+// half of it, and files just below take commits; both open read-only.
+TEST(durable_engine_files, timestamps_that_leave_the_clock_no_room_are_reported) {
+  const std::uint64_t half = durability::timestamp_limit / 2;
+  for (const std::uint64_t last : {half - 1, half}) {
+    temp_dir dir;
+    {
+      auto e = engine::open(dir.path, options_for(durability_mode::sync));
+      e->create_table("ints", key_kind::integer);
+    }
+    {
+      durability::log_writer writer(dir.path);
+      durability::group_builder b;
+      b.add(last, {});
+      writer.append(b.seal(last));
+      writer.sync();
+    }
+    oracle expected{{"ints", {}}};
+    if (last < half) {
+      auto e = engine::open(dir.path, options_for(durability_mode::sync));
+      transaction t = e->begin();
+      ASSERT_EQ(sync_wait(t.insert<sequential_policy>(*e->find_table("ints"), std::uint64_t{1}, "v")), status::ok);
+      ASSERT_EQ(t.commit(), commit_status::committed);
+      expected["ints"]["1"] = "v";
+    }
+    // Past half now, by the commit if not before.
+    try {
+      engine::open(dir.path, options_for(durability_mode::sync));
+      ADD_FAILURE() << "opened for writing past 2^61";
+    } catch (const durability::log_corruption& e) {
+      EXPECT_NE(std::string(e.what()).find("it opens read-only"), std::string::npos) << e.what();
+    }
+    engine_options read_only = options_for(durability_mode::sync);
+    read_only.read_only = true;
+    auto e = engine::open(dir.path, read_only);
+    EXPECT_EQ(contents(*e), expected);
+    EXPECT_GE(e->recovery().last_commit, half);
+  }
+}
+
 // A CATALOG emptied by hand: the checkpoint's records name tables it does
 // not hold, and the message says so, naming the checkpoint once.
 TEST(durable_engine_files, a_checkpoint_record_that_the_catalog_does_not_name_is_reported) {

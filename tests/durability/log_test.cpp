@@ -18,6 +18,7 @@
 #endif
 #include <xxhash.h>
 
+#include "fuzz/directory_image.hpp"
 #include "support/temp_dir.hpp"
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -297,24 +298,27 @@ TEST(log, a_group_of_another_format_version_is_never_cut_off) {
 // timestamp past 2^63 was replayed as a pending stamp, which hid the records.
 TEST(log, timestamps_no_clock_reaches_are_corruption) {
   group_builder b;
-  b.add(timestamp_limit, {});
-  EXPECT_THROW(decode_group(b.seal(1)), log_corruption);
-  b.add(5, {});
-  EXPECT_THROW(decode_group(b.seal(timestamp_limit + 1)), log_corruption) << "its through";
-  b.add(timestamp_limit - 1, {});
-  EXPECT_EQ(decode_group(b.seal(timestamp_limit - 1)).state, group_state::complete);
-  // A commit outside its group's first and last.
   b.add(5, {});
   b.add(6, {});
-  const std::string bytes = b.seal(6);
-  group_view g = decode_group(bytes);
-  ASSERT_EQ(g.state, group_state::complete);
-  EXPECT_EQ(decode_transactions(g).size(), 2u);
-  g.first_commit = 6;
-  EXPECT_THROW(decode_transactions(g), log_corruption);
-  g.first_commit = 5;
-  g.last_commit = 5;
-  EXPECT_THROW(decode_transactions(g), log_corruption);
+  const std::string sound = b.seal(6);
+  std::string same = sound;
+  fuzz::reseal_groups(same);
+  ASSERT_EQ(same, sound) << "the fuzz tests' reseal_groups no longer follows the format";
+  const auto with = [&](std::size_t field, std::uint64_t v) {
+    std::string g = sound;
+    for (std::size_t i = 0; i < 8; ++i) g[field + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    fuzz::reseal_groups(g);
+    return g;
+  };
+  for (const std::size_t field : {16, 24, 32}) {  // the first and last commit, through
+    EXPECT_THROW(decode_group(with(field, timestamp_limit)), log_corruption) << field;
+  }
+  EXPECT_EQ(decode_group(with(32, timestamp_limit - 1)).state, group_state::complete);
+  // A commit outside its group's first and last.
+  EXPECT_EQ(decode_transactions(decode_group(sound)).size(), 2u);
+  const std::string late_first = with(16, 6), early_last = with(24, 5);
+  EXPECT_THROW(decode_transactions(decode_group(late_first)), log_corruption);
+  EXPECT_THROW(decode_transactions(decode_group(early_last)), log_corruption);
 }
 
 TEST(log, damage_in_an_earlier_segment_is_reported) {

@@ -29,15 +29,16 @@ struct image_file {
 
 // The regular files of `dir` (not its subdirectories), sorted by name.
 std::string pack(const std::filesystem::path& dir, std::uint8_t flags);
-// An image of these files, and the files of an image (a record cut short
-// ends it).
+// An image of these files, and the files of an image: a file whose bytes
+// the image cuts short keeps those it has (a torn file); a name or size
+// field cut short ends the image.
 std::string join(std::uint8_t flags, const std::vector<image_file>& files);
 std::vector<image_file> split(std::string_view image);
 
 // Empties `dir` and writes the files of `image` into it. A name that is
 // empty, ".", "..", or holds anything but letters, digits, '.', '-' and '_'
-// is skipped (a name must not leave the directory); so is a file whose
-// record is cut short. Returns the flags.
+// is skipped (a name must not leave the directory), and so is a name
+// given twice. Returns the flags.
 std::uint8_t unpack(std::string_view image, const std::filesystem::path& dir);
 
 // Recomputes the checksums of every group that `bytes` (a segment or a

@@ -24,7 +24,14 @@ namespace fs = std::filesystem;
 
 std::size_t rounds() {
   const char* r = std::getenv("WEAVE_FUZZ_ROUNDS");
-  return r ? std::strtoul(r, nullptr, 10) : 1;
+  if (r == nullptr) return 1;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(r, &end, 10);
+  if (*r < '1' || *r > '9' || *end != '\0' || n > 100000) {
+    ADD_FAILURE() << "WEAVE_FUZZ_ROUNDS=" << r << " is not 1..100000";
+    return 1;
+  }
+  return n;
 }
 
 // With WEAVE_FUZZ_LAST=FILE, each input is written there first: after a

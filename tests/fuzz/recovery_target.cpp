@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -16,6 +16,7 @@
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
 #include "support/engine_contents.hpp"
+#include "support/upsert.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/txn/engine.hpp"
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using test_support::engine_contents;
+using test_support::upsert;
 
 // What `after` lost, changed or gained against `before`, briefly.
 std::string difference(const engine_contents& before, engine_contents after) {
@@ -45,13 +47,6 @@ std::string difference(const engine_contents& before, engine_contents after) {
     }
   }
   return out.substr(0, 400);
-}
-
-// A put, or an insert where the key has no record.
-template <class K>
-txn::status upsert(txn::transaction& t, txn::table& tab, const K& key, std::string_view value) {
-  const txn::status s = sync_wait(t.put<sequential_policy>(tab, key, value));
-  return s == txn::status::not_found ? sync_wait(t.insert<sequential_policy>(tab, key, value)) : s;
 }
 
 // One directory for the process's inputs, removed at exit.
@@ -77,19 +72,18 @@ const fs::path& scratch() {
   std::abort();
 }
 
-// The errors engine::open documents for a directory it cannot use.
-template <class F>
-bool refused(F&& f) {
+// engine::open on a directory it cannot use: the errors it documents for
+// damaged files are a refusal, anything else a finding (a system_error too:
+// the scratch directory's files are regular and readable).
+std::unique_ptr<txn::engine> open_or_refuse(const fs::path& dir, const txn::engine_options& options) {
   try {
-    f();
-    return false;
+    return txn::engine::open(dir, options);
   } catch (const durability::log_corruption&) {
   } catch (const durability::data_directory_error&) {
-  } catch (const std::system_error&) {  // a file it cannot read
   } catch (const std::exception& e) {
     finding(std::string("engine::open threw ") + typeid(e).name() + ": " + e.what());
   }
-  return true;
+  return nullptr;
 }
 
 }  // namespace
@@ -100,33 +94,35 @@ void recover_image(const std::uint8_t* data, std::size_t size) {
   txn::engine_options options;
   options.log.group_window = std::chrono::microseconds(50);
   options.read_only = (flags & writable_flag) == 0;
-  std::optional<engine_contents> first;
-  if (refused([&] {
-        auto e = txn::engine::open(dir, options);
-        first = test_support::contents(*e);
-        if (options.read_only) return;
-        // One more commit, which the next opening must find.
-        txn::table* t = e->tables().empty() ? &e->create_table("fuzz", txn::key_kind::integer) : e->tables()[0];
-        txn::transaction w = e->begin();
-        const std::string value = "fuzz-" + std::to_string(size);
-        const txn::status s = t->keys() == txn::key_kind::integer ? upsert(w, *t, std::uint64_t{7}, value)
-                                                                  : upsert(w, *t, std::string("fuzz"), value);
-        if (s != txn::status::ok) finding("a put into a recovered table failed");
-        if (w.commit() != txn::commit_status::committed) finding("a commit after recovery failed");
-        (*first)[t->name()][t->keys() == txn::key_kind::integer ? "7" : "fuzz"] = value;
-        if (flags & checkpoint_flag) e->checkpoint();
-      })) {
-    return;
+  std::unique_ptr<txn::engine> e = open_or_refuse(dir, options);
+  if (!e) return;
+  // From here on every exception is a finding: the directory was accepted.
+  engine_contents first;
+  try {
+    first = test_support::contents(*e);
+    if (options.read_only) return;
+    // One more commit, which the next opening must find.
+    txn::table* t = e->tables().empty() ? &e->create_table("fuzz", txn::key_kind::integer) : e->tables()[0];
+    txn::transaction w = e->begin();
+    const std::string value = "fuzz-" + std::to_string(size);
+    const bool integer = t->keys() == txn::key_kind::integer;
+    const txn::status s = integer ? upsert(w, *t, std::uint64_t{7}, value) : upsert(w, *t, std::string("fuzz"), value);
+    if (s != txn::status::ok) finding("a put into a recovered table failed");
+    if (w.commit() != txn::commit_status::committed) finding("a commit after recovery failed");
+    first[t->name()][integer ? "7" : "fuzz"] = value;
+    if (flags & checkpoint_flag) e->checkpoint();
+    e.reset();
+  } catch (const std::exception& x) {
+    finding(std::string("an engine that opened the directory threw: ") + x.what());
   }
-  if (options.read_only) return;
   options.read_only = true;
   engine_contents second;
   try {
     second = test_support::contents(*txn::engine::open(dir, options));
-  } catch (const std::exception& e) {
-    finding(std::string("a directory that opened and took a commit is refused when opened again: ") + e.what());
+  } catch (const std::exception& x) {
+    finding(std::string("a directory that opened and took a commit is refused when opened again: ") + x.what());
   }
-  if (second != *first) finding("opened again, the directory holds other records:" + difference(*first, second));
+  if (second != first) finding("opened again, the directory holds other records:" + difference(first, second));
 }
 
 }  // namespace weave::fuzz

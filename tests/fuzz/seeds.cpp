@@ -8,6 +8,7 @@
 
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
+#include "support/upsert.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/txn/engine.hpp"
@@ -28,14 +29,11 @@ void write_some(txn::engine& e, int from, int to) {
     const auto k = static_cast<std::uint64_t>(i % 13);
     const std::string value(static_cast<std::size_t>(i % 5) * 9 + 1, static_cast<char>('a' + i % 26));
     const std::string key = "key-" + std::to_string(i % 7);
-    // A put where the record exists, else an insert; a remove where it exists.
-    if (sync_wait(t.put<sequential_policy>(strings, key, value)) == txn::status::not_found) {
-      static_cast<void>(sync_wait(t.insert<sequential_policy>(strings, key, value)));
-    }
+    static_cast<void>(test_support::upsert(t, strings, key, value));
     if (i % 4 == 3) {
-      static_cast<void>(sync_wait(t.remove<sequential_policy>(ints, k)));
-    } else if (sync_wait(t.put<sequential_policy>(ints, k, value)) == txn::status::not_found) {
-      static_cast<void>(sync_wait(t.insert<sequential_policy>(ints, k, value)));
+      static_cast<void>(sync_wait(t.remove<sequential_policy>(ints, k)));  // not_found if absent
+    } else {
+      static_cast<void>(test_support::upsert(t, ints, k, value));
     }
     if (t.commit() != txn::commit_status::committed) throw std::runtime_error("a seed's commit failed");
   }

@@ -53,10 +53,11 @@ inline constexpr std::size_t group_header_bytes = 56;
 inline constexpr std::size_t max_group_bytes = std::size_t{1} << 30;
 // The largest record of one transaction (it must fit in a group).
 inline constexpr std::size_t max_transaction_bytes = max_group_bytes;
-// Commit timestamps, a group's `through` and a checkpoint's snapshot stay
-// below this: the engine's clock would take 146 years at 10^9 commits a
-// second to get there, and a stamp's top bit means "pending" in memory
-// (txn/version.hpp). A larger one in a file is damage.
+// Commit timestamps, a group's `through` (a checkpoint's end marker's record
+// count) and a checkpoint's snapshot stay below this: a stamp's top bit
+// means "pending" in memory (txn/version.hpp). A larger one in a file is
+// damage. An engine opened for writing refuses files past half of it, so
+// that its clock stays below it (2^61 commits: 73 years at 10^9 a second).
 inline constexpr std::uint64_t timestamp_limit = std::uint64_t{1} << 62;
 
 enum class write_op : std::uint8_t { put = 0, remove = 1 };

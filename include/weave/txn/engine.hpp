@@ -80,8 +80,8 @@ class engine {
   // An engine over a data directory (created if missing): its tables and
   // records as the last run left them. Throws durability::data_directory_error
   // for a directory that cannot be used, durability::log_corruption for
-  // damaged files (naming the file and byte), std::invalid_argument for
-  // options.log.mode == off.
+  // damaged files (naming the file and byte), std::system_error for a file
+  // it cannot read or write, std::invalid_argument for options.log.mode == off.
   static std::unique_ptr<engine> open(const std::filesystem::path& directory, engine_options options = {});
 
   // A table that grows as records arrive; `expected_records` only readies
