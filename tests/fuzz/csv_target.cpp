@@ -1,7 +1,5 @@
 // The CSV loader and the type and value parsers it uses.
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,26 +10,18 @@
 #include <typeinfo>
 
 #include "fuzz/targets.hpp"
+#include "support/temp_dir.hpp"
 #include "weave/column/csv.hpp"
 
 namespace weave::fuzz {
 
 namespace {
 
-const std::string& csv_path() {
-  struct file {
-    std::string path;
-    file() {
-      std::string pattern = (std::filesystem::temp_directory_path() / "weave-fuzz-XXXXXX.csv").string();
-      const int fd = ::mkstemps(pattern.data(), 4);
-      if (fd < 0) std::abort();
-      ::close(fd);
-      path = pattern;
-    }
-    ~file() { ::unlink(path.c_str()); }
-  };
-  static const file f;
-  return f.path;
+// One file for the process's inputs, removed at exit.
+const std::filesystem::path& csv_path() {
+  static const test_support::temp_dir d;
+  static const std::filesystem::path file = d.path / "input.csv";
+  return file;
 }
 
 }  // namespace
@@ -59,7 +49,7 @@ void load_csv_bytes(const std::uint8_t* data, std::size_t size) {
   }
   std::ofstream(csv_path(), std::ios::binary | std::ios::trunc).write(in.data(), static_cast<std::streamsize>(in.size()));
   try {
-    const column::table t = column::load_csv(csv_path(), types);
+    const column::table t = column::load_csv(csv_path().string(), types);
     static_cast<void>(t.rows());
   } catch (const std::invalid_argument&) {  // what load_csv documents for bad input
   } catch (const std::exception& e) {

@@ -21,9 +21,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::uint64_t get64(std::string_view b, std::size_t at) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(b[at + i])} << (8 * i);
+// Little-endian fields, as log_format.hpp lays them out.
+std::uint32_t get32(std::string_view b, std::size_t at) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<unsigned char>(b[at + i])} << (8 * i);
   return v;
 }
 
@@ -85,8 +86,7 @@ std::vector<image_file> split(std::string_view image) {
     image_file f;
     f.name = image.substr(at, name_bytes);
     at += name_bytes;
-    std::uint32_t size = 0;
-    for (std::size_t i = 0; i < 4; ++i) size |= std::uint32_t{static_cast<unsigned char>(image[at + i])} << (8 * i);
+    const std::uint32_t size = get32(image, at);
     at += 4;
     f.bytes = image.substr(at, std::min<std::size_t>(size, image.size() - at));
     at += f.bytes.size();
@@ -113,11 +113,9 @@ void reseal_groups(std::string& bytes) {
   std::size_t at = 0;
   while (at < bytes.size() && bytes.size() - at >= group_header_bytes) {
     const std::string_view header(bytes.data() + at, group_header_bytes);
-    const std::uint64_t first = get64(header, 0);
-    const auto magic = static_cast<std::uint32_t>(first);
-    const std::size_t payload = static_cast<std::uint32_t>(get64(header, 8));
+    const std::size_t payload = get32(header, 8);
     const std::size_t total = group_header_bytes + ((payload + 7) & ~std::size_t{7});
-    if (magic != durability::group_magic || payload > bytes.size() - at - group_header_bytes) {
+    if (get32(header, 0) != durability::group_magic || payload > bytes.size() - at - group_header_bytes) {
       at += 8;
       continue;
     }

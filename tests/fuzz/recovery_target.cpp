@@ -1,7 +1,5 @@
 // Recovery against damaged and odd data directories.
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
 #include "support/engine_contents.hpp"
+#include "support/temp_dir.hpp"
 #include "support/upsert.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/sync_wait.hpp"
@@ -51,19 +50,7 @@ std::string difference(const engine_contents& before, engine_contents after) {
 
 // One directory for the process's inputs, removed at exit.
 const fs::path& scratch() {
-  struct dir {
-    fs::path path;
-    dir() {
-      std::string pattern = (fs::temp_directory_path() / "weave-fuzz-XXXXXX").string();
-      if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-      path = pattern;
-    }
-    ~dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const dir d;
+  static const test_support::temp_dir d;
   return d.path;
 }
 

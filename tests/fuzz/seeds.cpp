@@ -1,13 +1,12 @@
 // Directory images of what engines write, for the recovery target to start from.
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
+#include "support/temp_dir.hpp"
 #include "support/upsert.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/sync_wait.hpp"
@@ -44,9 +43,8 @@ void write_some(txn::engine& e, int from, int to) {
 std::vector<std::string> seed_images() {
   std::vector<std::string> out;
   for (int shape = 0; shape < 4; ++shape) {
-    std::string pattern = (fs::temp_directory_path() / "weave-seed-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    const fs::path dir = pattern;
+    const test_support::temp_dir temp;
+    const fs::path& dir = temp.path;
     {
       txn::engine_options o;
       o.log.group_window = std::chrono::microseconds(50);
@@ -62,7 +60,6 @@ std::vector<std::string> seed_images() {
     }
     out.push_back(pack(dir, 0));
     out.push_back(pack(dir, reseal_flag | writable_flag | (shape % 2 ? checkpoint_flag : 0)));
-    fs::remove_all(dir);
   }
   return out;
 }
