@@ -37,7 +37,7 @@ T get(std::string_view in, std::size_t at) {
   return static_cast<T>(v);
 }
 
-constexpr std::size_t through_at = 32;
+constexpr std::size_t first_commit_at = 16, last_commit_at = 24, through_at = 32;
 constexpr std::size_t payload_checksum_at = 40;
 constexpr std::size_t header_checksum_at = 48;  // the header's last field
 constexpr std::uint16_t restart_flag = 1;
@@ -191,7 +191,7 @@ group_view decode_group(std::string_view bytes) {
     throw log_corruption(fmt::format("a log group of format version {}; this build reads version {}",
                                      get<std::uint16_t>(header, 4), format_version));
   }
-  for (const std::size_t at : {std::size_t{16}, std::size_t{24}, through_at}) {
+  for (const std::size_t at : {first_commit_at, last_commit_at, through_at}) {
     if (get<std::uint64_t>(header, at) >= timestamp_limit) {
       throw log_corruption(fmt::format("a log group's timestamp {} is at or past 2^62, which no clock reaches",
                                        get<std::uint64_t>(header, at)));
@@ -220,8 +220,8 @@ group_view decode_group(std::string_view bytes) {
   g.state = group_state::complete;
   g.bytes = total;
   g.transactions = transactions;
-  g.first_commit = get<std::uint64_t>(header, 16);
-  g.last_commit = get<std::uint64_t>(header, 24);
+  g.first_commit = get<std::uint64_t>(header, first_commit_at);
+  g.last_commit = get<std::uint64_t>(header, last_commit_at);
   g.through = get<std::uint64_t>(header, through_at);
   g.restart = (get<std::uint16_t>(header, 6) & restart_flag) != 0;
   g.payload = payload;
