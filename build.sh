@@ -9,7 +9,8 @@
 #   ./build.sh release       the release build only (build/release/weave)
 #   ./build.sh fuzz TARGET [libFuzzer options]
 #                            libFuzzer on a fuzz target (tests/fuzz/targets.hpp:
-#                            recover_image or load_csv_bytes) under ASan + UBSan,
+#                            recover_image, load_csv_bytes or cache_settings)
+#                            under ASan + UBSan,
 #                            its corpus in build/fuzz/corpus/TARGET
 #
 # CXX picks the compiler (default for release: clang++-19, the faster one for
@@ -86,8 +87,8 @@ case "$command" in
   fuzz)
     target=${1:-}
     case "$target" in
-      recover_image | load_csv_bytes) shift ;;
-      *) echo "usage: ./build.sh fuzz recover_image|load_csv_bytes [libFuzzer options]" >&2; exit 2 ;;
+      recover_image | load_csv_bytes | cache_settings) shift ;;
+      *) echo "usage: ./build.sh fuzz recover_image|load_csv_bytes|cache_settings [libFuzzer options]" >&2; exit 2 ;;
     esac
     packages+=(libclang-rt-19-dev)  # libFuzzer
     install_missing

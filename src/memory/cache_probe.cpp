@@ -273,6 +273,12 @@ bool parse_unsigned(std::string_view s, std::size_t& out) noexcept {
   return ec == std::errc{} && end == s.data() + s.size() && !s.empty();
 }
 
+// A cache size in the file: none (0), or what WEAVE_CACHE_SIZES accepts
+// (1 KiB to 1 TiB); the probe's smallest size is 4 KiB.
+bool parse_size(std::string_view s, std::size_t& out) noexcept {
+  return parse_unsigned(s, out) && (out == 0 || (out >= KiB && out <= TiB));
+}
+
 bool parse_double(std::string_view s, double& out) noexcept {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc{} && end == s.data() + s.size() && !s.empty() && out >= 0 && out < 1e9;
@@ -581,10 +587,10 @@ std::optional<probe_result> read_cache_file(const std::filesystem::path& file,
       const std::string_view value =
           space == std::string::npos ? std::string_view{} : std::string_view(line).substr(space + 1);
       if (name == "l1d" && !have_l1d) {
-        have_l1d = parse_unsigned(value, result.found.l1d_bytes) && result.found.l1d_bytes <= TiB;
+        have_l1d = parse_size(value, result.found.l1d_bytes);
         if (!have_l1d) return std::nullopt;
       } else if (name == "llc" && !have_llc) {
-        have_llc = parse_unsigned(value, result.found.llc_bytes) && result.found.llc_bytes <= TiB;
+        have_llc = parse_size(value, result.found.llc_bytes);
         if (!have_llc) return std::nullopt;
       } else if (name == "memory_reached" && (value == "0" || value == "1")) {
         result.found.memory_reached = value == "1";

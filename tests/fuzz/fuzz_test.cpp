@@ -1,6 +1,7 @@
 // The fuzz targets (targets.hpp) in every build: real data directories and
-// CSV files, then seeded random mutations of them, then the inputs that once
-// found a fault (regressions/recovery/, regressions/csv/). A target aborts on
+// CSV files and cache settings, then seeded random mutations of them, then
+// the inputs that once found a fault (regressions/recovery/, regressions/csv/,
+// regressions/cache/). A target aborts on
 // a fault, which fails the test binary. WEAVE_FUZZ_ROUNDS scales the
 // mutations (default 1).
 
@@ -88,22 +89,28 @@ TEST(fuzz, recovery_of_damaged_directories) {
   }
 }
 
-TEST(fuzz, csv_files) {
-  const std::vector<std::string> seeds = csv_seeds();
-  for (const std::string& s : seeds) run(load_csv_bytes, s);
-  std::mt19937_64 rng(42);
-  for (std::size_t i = 0; i < 4000 * rounds(); ++i) {
+// The seeds as they are, then `per_round` mutations of them in turn.
+void run_mutations(void (*target)(const std::uint8_t*, std::size_t), const std::vector<std::string>& seeds,
+                   std::size_t per_round, std::uint64_t seed) {
+  for (const std::string& s : seeds) run(target, s);
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < per_round * rounds(); ++i) {
     std::string input = seeds[i % seeds.size()];
     mutate(input, rng);
-    run(load_csv_bytes, input);
+    run(target, input);
   }
 }
+
+TEST(fuzz, csv_files) { run_mutations(load_csv_bytes, csv_seeds(), 4000, 42); }
+
+TEST(fuzz, cache_settings) { run_mutations(cache_settings, cache_settings_seeds(), 4000, 48); }
 
 TEST(fuzz, inputs_that_once_failed) {
   const fs::path dir = fs::path(WEAVE_FUZZ_REGRESSIONS);
   std::size_t count = 0;
   using target_fn = void (*)(const std::uint8_t*, std::size_t);
-  const std::pair<const char*, target_fn> targets[] = {{"recovery", recover_image}, {"csv", load_csv_bytes}};
+  const std::pair<const char*, target_fn> targets[] = {
+      {"recovery", recover_image}, {"csv", load_csv_bytes}, {"cache", cache_settings}};
   for (const auto& [name, target] : targets) {
     if (!fs::is_directory(dir / name)) continue;
     for (const auto& entry : fs::directory_iterator(dir / name)) {

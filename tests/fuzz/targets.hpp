@@ -22,10 +22,18 @@ void recover_image(const std::uint8_t* data, std::size_t size);
 // names the columns' types (separated by ';') instead of inference.
 void load_csv_bytes(const std::uint8_t* data, std::size_t size);
 
+// The bytes are the text of WEAVE_CACHE_SIZES if the first byte is odd, else
+// a machine's file of cache probe results; the sizes either gives must be
+// ones the engine can plan with, and an accepted file must read back the
+// same once written again.
+void cache_settings(const std::uint8_t* data, std::size_t size);
+
 // Directory images of real data directories, made by engines: with and
 // without a checkpoint, over several log segments, and a new one.
 std::vector<std::string> seed_images();
 // Inputs of load_csv_bytes: quoting, CRLF, a byte-order mark, each type.
 std::vector<std::string> csv_seeds();
+// Inputs of cache_settings: a file as the probe writes it, and overrides.
+std::vector<std::string> cache_settings_seeds();
 
 }  // namespace weave::fuzz

@@ -376,6 +376,8 @@ TEST_F(cache_file, a_corrupt_or_missing_file_is_ignored) {
       header + "l1d 32768\nllc 25165824\nmemory_reached 1\nseconds 0.25\ncurve 4096:1.0 8192:1.1\n";
   write_text(file, good);
   ASSERT_TRUE(read_cache_file(file, key_).has_value());
+  write_text(file, header + "l1d 0\nllc 0\ncurve 4096:1.0\n");  // the probe found no boundary
+  ASSERT_TRUE(read_cache_file(file, key_).has_value());
   const std::string corrupt[] = {
       "",
       "garbage",
@@ -389,6 +391,9 @@ TEST_F(cache_file, a_corrupt_or_missing_file_is_ignored) {
       header + "l1d -5\nllc 25165824\ncurve 4096:1.0\n",                 // bad number
       header + "l1d 32768x\nllc 25165824\ncurve 4096:1.0\n",             // trailing junk
       header + "l1d 33554432\nllc 32768\ncurve 4096:1.0\n",              // l1d > llc
+      header + "l1d 2\nllc 25165824\ncurve 4096:1.0\n",                  // less than 1 KiB
+      header + "l1d 32768\nllc 1023\ncurve 4096:1.0\n",                  // less than 1 KiB
+      header + "l1d 32768\nllc 1099511627777\ncurve 4096:1.0\n",         // more than 1 TiB
       header + "l1d 32768\nllc 25165824\nllc 1\ncurve 4096:1.0\n",       // twice
       header + "l1d 32768\nllc 25165824\ncolour red\ncurve 4096:1.0\n",  // unknown line
       good + std::string(70000, 'x'),                                    // too long

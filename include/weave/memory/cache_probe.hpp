@@ -139,7 +139,8 @@ std::filesystem::path cache_directory();
 // <directory>/cache-sizes-<16 hex digits of the key's hash>
 std::filesystem::path cache_file_path(const std::filesystem::path& directory, std::string_view key);
 // The results stored under `key`, or nothing when the file is missing,
-// unreadable, corrupt or written for another key.
+// unreadable, corrupt or written for another key, or gives a size that
+// WEAVE_CACHE_SIZES would refuse (other than 0, which means none found).
 std::optional<probe_result> read_cache_file(const std::filesystem::path& file, std::string_view key) noexcept;
 // Writes atomically (a temporary file renamed over it), creating the
 // directory; false if anything fails.
