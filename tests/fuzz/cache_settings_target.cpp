@@ -2,8 +2,6 @@
 // WEAVE_CACHE_SIZES variable and the file of a machine's probe results.
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -25,11 +23,6 @@ using namespace weave::machine;
 
 constexpr std::size_t KiB = std::size_t{1} << 10;
 constexpr std::size_t TiB = std::size_t{1} << 40;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "fuzz finding: %s\n", what.c_str());
-  std::abort();
-}
 
 // A size the engine may plan with: none (0), or 1 KiB to 1 TiB, as
 // WEAVE_CACHE_SIZES takes them.

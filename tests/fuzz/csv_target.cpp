@@ -1,7 +1,5 @@
 // The CSV loader and the type and value parsers it uses.
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -53,8 +51,7 @@ void load_csv_bytes(const std::uint8_t* data, std::size_t size) {
     static_cast<void>(t.rows());
   } catch (const std::invalid_argument&) {  // what load_csv documents for bad input
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fuzz finding: load_csv threw %s: %s\n", typeid(e).name(), e.what());
-    std::abort();
+    finding(std::string("load_csv threw ") + typeid(e).name() + ": " + e.what());
   }
 }
 

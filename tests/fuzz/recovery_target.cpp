@@ -1,7 +1,5 @@
 // Recovery against damaged and odd data directories.
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -52,11 +50,6 @@ std::string difference(const engine_contents& before, engine_contents after) {
 const fs::path& scratch() {
   static const test_support::temp_dir d;
   return d.path;
-}
-
-[[noreturn]] void finding(std::string_view what) {
-  std::fprintf(stderr, "fuzz finding: %.*s\n", static_cast<int>(what.size()), what.data());
-  std::abort();
 }
 
 // engine::open on a directory it cannot use: the errors it documents for

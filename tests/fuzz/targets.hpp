@@ -6,10 +6,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weave::fuzz {
+
+// How a target reports a fault: one line on stderr, then abort (which
+// libFuzzer keeps the input of, and which fails fuzz_tests).
+[[noreturn]] inline void finding(std::string_view what) {
+  std::fprintf(stderr, "fuzz finding: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
 
 // The bytes are a directory image (directory_image.hpp). Opens an engine on
 // it, read-only or, with writable_flag, for writing; then it commits one
