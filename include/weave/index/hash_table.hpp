@@ -109,8 +109,10 @@ class hash_table {
 // resume, so the slot's probes share each suspension. Chains differ in
 // length, so the probes do not go in lockstep as the searches of
 // sorted_array.hpp do: a probe that ends hands its place to the next request
-// at once. docs/results/lookups.md has the measurements.
-inline constexpr std::size_t probes_per_slot = 4;
+// at once. Sixteen rather than four: the switch's share fell from 17 to 4
+// instructions a probe (callgrind), and the probe from 75 to 61 against
+// AMAC's 57. docs/results/lookups.md has the measurements.
+inline constexpr std::size_t probes_per_slot = 16;
 
 // The value stored under each key of `requests`, if any. Every entry visited
 // is a likely miss: the bucket, then each overflow entry of its chain. Each
