@@ -497,7 +497,8 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   qr->source.add(*qr_cmd);
   qr->exec.add(*qr_cmd);
   qr_cmd->add_option("--key", qr->key, "the value to find")->required();
-  qr_cmd->add_option("--key-column", qr->key_column, "the column C (default: the first)");
+  // --column as in `query in`; --key-column, its first name, still works.
+  qr_cmd->add_option("--column,--key-column", qr->key_column, "the column C (default: the first)");
   commands.add(qr_cmd, [qr] {
     qr->exec.validate();
     if (const auto type = qr->source.generated_type(qr->key_column)) column::parse_value(*type, qr->key);

@@ -72,6 +72,7 @@ expect_usage_error query in --generate rows=10 --random 5 --variant fastest
 expect_usage_error query in --csv /nonexistent/table.csv --random 5
 expect_usage_error query row --generate rows=10 --key notanumber
 expect_usage_error query row --generate rows=10 --key 1 --key-column nope
+expect_usage_error query row --generate rows=10 --key 1 --column nope
 expect_usage_error bench ycsb --workload delete
 expect_usage_error bench ycsb --modes coro,turbo
 expect_usage_error bench ycsb --isolation rc
