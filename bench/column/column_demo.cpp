@@ -80,6 +80,7 @@ in_predicate_options in_options(const demo_options& options, const in_case& c) {
   o.recipe.fragment = c.fragment;
   o.type = c.type;
   o.repeat = options.repeat;
+  o.verbose = progress_wanted();  // the sweep's progress only on a terminal, as the table's
   return o;
 }
 
@@ -92,6 +93,7 @@ reconstruct_options reconstruct_options_for(const demo_options& options, const c
   o.types = types;
   o.queries = 500;
   o.repeat = options.repeat;
+  o.verbose = progress_wanted();
   return o;
 }
 
