@@ -110,8 +110,8 @@ class hash_table {
 // length, so the probes do not go in lockstep as the searches of
 // sorted_array.hpp do: a probe that ends hands its place to the next request
 // at once. Sixteen rather than four: the switch's share fell from 17 to 4
-// instructions a probe (callgrind), and the probe from 75 to 61 against
-// AMAC's 57. docs/results/lookups.md has the measurements.
+// instructions a probe (callgrind), and the probe from 75 to 60 against
+// AMAC's 56. docs/results/lookups.md has the measurements.
 inline constexpr std::size_t probes_per_slot = 16;
 
 // The value stored under each key of `requests`, if any. Every entry visited
@@ -131,15 +131,15 @@ typename Requests::task_type find(const hash_table& table, Requests requests) {
   }
   struct probe {
     std::uint64_t key;
-    std::size_t at;  // the entry to examine next
+    const hash_table::entry* at;  // the entry to examine next
     std::size_t ticket;
   };
   std::array<probe, width> probes;
   const auto start = [&](probe& p) {
     p.key = requests.argument();
     if constexpr (width > 1) p.ticket = requests.ticket();
-    p.at = table.bucket_of(p.key);
-    if constexpr (Policy::suspends) detail::prefetch_line(&table.at(p.at));
+    p.at = &table.at(table.bucket_of(p.key));
+    if constexpr (Policy::suspends) detail::prefetch_line(p.at);
   };
   std::size_t live = 0;  // probes [0, live) are in flight
   while (live < width && requests.next()) start(probes[live++]);
@@ -147,14 +147,14 @@ typename Requests::task_type find(const hash_table& table, Requests requests) {
     co_await next_pass<Policy>();
     for (std::size_t j = 0; j < live;) {
       probe& p = probes[j];
-      const hash_table::entry& e = table.at(p.at);
+      const hash_table::entry& e = *p.at;
       std::optional<std::uint32_t> found;
       if (e.next != hash_table::empty) {  // only a bucket is ever empty
         if (e.key == p.key) {
           found = e.value;
         } else if (e.next != hash_table::end) {
-          p.at = e.next;
-          if constexpr (Policy::suspends) detail::prefetch_line(&table.at(p.at));
+          p.at = &table.at(e.next);
+          if constexpr (Policy::suspends) detail::prefetch_line(p.at);
           ++j;
           continue;
         }
