@@ -47,7 +47,9 @@ struct blink_options {
   double seconds = 2;          // a and c: per configuration and repeat
   std::size_t repeat = 3;
   std::uint64_t seed = 42;
-  bool verbose = true;
+  // Progress on stderr; callers set it from progress_wanted(). Off unless
+  // asked, so that a caller that forgets writes none into a log or a pipe.
+  bool verbose = false;
 };
 
 void validate(const blink_options& o);

@@ -36,7 +36,9 @@ struct column_bench_options {
   std::vector<std::size_t> groups{16};
   bool group_auto = false;  // interleaved takes the group auto chose
   std::size_t repeat = 3;
-  bool verbose = true;
+  // Progress on stderr; callers set it from progress_wanted(). Off unless
+  // asked, so that a caller that forgets writes none into a log or a pipe.
+  bool verbose = false;
   // Gets each configuration's line as each repetition ends; the functions
   // below return the aggregate lines.
   std::function<void(const nlohmann::ordered_json&)> each_repetition;

@@ -80,7 +80,7 @@ in_predicate_options in_options(const demo_options& options, const in_case& c) {
   o.recipe.fragment = c.fragment;
   o.type = c.type;
   o.repeat = options.repeat;
-  o.verbose = progress_wanted();  // the sweep's progress only on a terminal, as the table's
+  o.verbose = progress_wanted();
   return o;
 }
 

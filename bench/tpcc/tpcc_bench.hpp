@@ -48,7 +48,9 @@ struct tpcc_options {
   std::size_t reserve_bytes = 0;
   bool inline_values = true;  // tpcc::tables::create
   durability_choice durability;
-  bool verbose = true;
+  // Progress on stderr; callers set it from progress_wanted(). Off unless
+  // asked, so that a caller that forgets writes none into a log or a pipe.
+  bool verbose = false;
 };
 
 void validate(const tpcc_options& o);

@@ -67,7 +67,9 @@ struct ycsb_options {
   std::size_t retries = 0;  // runs of an aborted transaction again, at most
   std::uint64_t seed = 42;
   durability_choice durability;
-  bool verbose = true;
+  // Progress on stderr; callers set it from progress_wanted(). Off unless
+  // asked, so that a caller that forgets writes none into a log or a pipe.
+  bool verbose = false;
 };
 
 void validate(const ycsb_options& o);
