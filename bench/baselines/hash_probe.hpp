@@ -48,9 +48,6 @@ inline probe_step visit(const hash_table::entry& e, std::uint64_t key) noexcept 
   if (e.key == key) return {hash_table::end, e.value};
   return {e.next, 0};
 }
-inline probe_step visit(const hash_table& table, std::size_t index, std::uint64_t key) noexcept {
-  return visit(table.at(index), key);
-}
 
 }  // namespace detail
 
@@ -58,8 +55,8 @@ inline std::uint64_t naive_lookup(const hash_table& table, std::span<const std::
   if (table.bucket_count() == 0) return 0;
   std::uint64_t sum = 0;
   for (const std::uint64_t key : keys) {
-    detail::probe_step step = detail::visit(table, table.bucket_of(key), key);
-    while (step.next != hash_table::end) step = detail::visit(table, step.next, key);
+    detail::probe_step step = detail::visit(table.at(table.bucket_of(key)), key);
+    while (step.next != hash_table::end) step = detail::visit(table.at(step.next), key);
     sum += step.value;
   }
   return sum;

@@ -28,7 +28,6 @@ for key, sums in checksums.items():
         sys.exit(f"{key}: the variants disagree on the checksum: {sorted(sums)}")
 
 
-
 def ratio(into, slower, faster):
     """faster's speed against slower's (their ns the other way round), kept in `into`."""
     if not (slower and faster):
