@@ -67,16 +67,27 @@ cache_sizes compute_caches(bool measure) {
     }
   }
   using state = cache_sizes::probe_state;
-  if (given.l1d_bytes != 0 && given.llc_bytes != 0) return decide_caches(os, nullptr, given, state::none);
+  // An override the machine's other figure contradicts is refused like a
+  // malformed one: it throws where the caller measures, else it is ignored.
+  const auto decide = [&](const cache_boundaries* probe, state s) {
+    if (measure) return decide_caches(os, probe, given, s);
+    try {
+      return decide_caches(os, probe, given, s);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "weave: ignored %s\n", e.what());
+      return decide_caches(os, probe, {}, s);
+    }
+  };
+  if (given.l1d_bytes != 0 && given.llc_bytes != 0) return decide(nullptr, state::none);
 
   const std::string key = cache_file_key(os);
   const std::filesystem::path directory = cache_directory();
   const std::filesystem::path file = directory.empty() ? directory : cache_file_path(directory, key);
   if (!file.empty()) {
     if (const auto kept = read_cache_file(file, key))
-      return decide_caches(os, &kept->found, given, state::cached);
+      return decide(&kept->found, state::cached);
   }
-  if (!measure) return decide_caches(os, nullptr, given, state::none);
+  if (!measure) return decide(nullptr, state::none);
 
   // One process probes at a time, so that two weave commands started
   // together neither measure each other nor both pay for it.
@@ -88,12 +99,12 @@ cache_sizes compute_caches(bool measure) {
     lock_path += ".lock";
     if (!error) lock.emplace(lock_path);
     if (const auto kept = read_cache_file(file, key))
-      return decide_caches(os, &kept->found, given, state::cached);
+      return decide(&kept->found, state::cached);
   }
   const probe_result measured = probe_caches();
-  if (measured.disturbed()) return decide_caches(os, &measured.found, given, state::busy);
+  if (measured.disturbed()) return decide(&measured.found, state::busy);
   if (!file.empty() && !measured.curve.empty()) write_cache_file(file, key, measured);
-  return decide_caches(os, &measured.found, given, state::measured);
+  return decide(&measured.found, state::measured);
 }
 
 }  // namespace

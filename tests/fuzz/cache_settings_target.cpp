@@ -73,7 +73,8 @@ void cache_file_text(std::string_view text) {
   // What the engine then plans with, whatever the OS says.
   for (const os_cache_sizes os : {os_cache_sizes{}, os_cache_sizes{49152, 33554432}}) {
     const cache_sizes s = decide_caches(os, &kept->found, {}, cache_sizes::probe_state::cached);
-    if (s.l1d_bytes < KiB || s.l1d_bytes > TiB || s.llc_bytes < KiB || s.llc_bytes > TiB) {
+    if (s.l1d_bytes < KiB || s.l1d_bytes > TiB || s.llc_bytes < KiB || s.llc_bytes > TiB ||
+        s.l1d_bytes > s.llc_bytes) {
       finding("decide_caches chose l1d " + std::to_string(s.l1d_bytes) + " and llc " + std::to_string(s.llc_bytes));
     }
   }

@@ -291,6 +291,35 @@ TEST(decide_caches, an_override_wins_alone) {
   EXPECT_EQ(sizes.l1d_source, cache_sizes::source::os);
 }
 
+TEST(decide_caches, an_override_below_the_other_figure_is_refused) {
+  const cache_boundaries probe{48 * KiB, 2 * MiB, true};
+  const auto refused = [&](cache_override given, const std::string& words) {
+    try {
+      decide_caches({48 * KiB, 32 * MiB}, &probe, given, cache_sizes::probe_state::measured);
+      ADD_FAILURE() << "accepted " << given.l1d_bytes << " / " << given.llc_bytes;
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("WEAVE_CACHE_SIZES"), std::string::npos) << what;
+      EXPECT_NE(what.find(words), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  refused({0, 16 * KiB}, "llc of 16384 bytes is smaller than this machine's l1d of 49152");
+  refused({64 * MiB, 0}, "l1d of 67108864 bytes is larger than this machine's llc of 2097152");  // the probe's
+  // Equal is allowed: no cache past L1.
+  EXPECT_EQ(decide_caches({48 * KiB, 32 * MiB}, &probe, {0, 48 * KiB}, cache_sizes::probe_state::measured)
+                .llc_bytes,
+            48 * KiB);
+}
+
+TEST(decide_caches, machine_figures_that_disagree_leave_llc_no_smaller_than_l1d) {
+  // No OS llc and a probe whose last cache is below the OS's L1d.
+  const cache_boundaries probe{0, 32 * KiB, true};
+  const cache_sizes sizes = decide_caches({48 * KiB, 0}, &probe, {}, cache_sizes::probe_state::cached);
+  EXPECT_EQ(sizes.l1d_bytes, 48 * KiB);
+  EXPECT_EQ(sizes.llc_bytes, 48 * KiB);
+}
+
 TEST(describe, says_which_sizes_and_where_they_came_from) {
   const cache_boundaries probe{32 * KiB, 4 * MiB, true};
   const cache_sizes sizes =
