@@ -58,6 +58,96 @@ void add_scheduler_options(CLI::App* cmd, scheduler_cli& s) {
       ->capture_default_str();
 }
 
+// What `bench ycsb` and `bench tpcc` share: how they run (workers, batches,
+// schedulers, time, modes, isolation, retries, seed) and what they keep and
+// write (durability, plot, progress).
+struct txn_run_cli {
+  std::string threads = "1";
+  std::string batches = "8";
+  bool batch_given = false;
+  std::string latency_targets;
+  scheduler_cli schedulers;
+  double seconds = 2;
+  std::size_t repeat = 3;
+  std::string modes;
+  std::string isolation = "si";
+  std::size_t retries = 0;
+  std::uint64_t seed = 42;
+  bench::durability_choice durability;
+  std::string plot;
+  bool quiet = false;
+};
+
+// The options from --threads to --seed; `repeat_help` says what a repeat runs on.
+void add_run_options(CLI::App* cmd, const std::shared_ptr<txn_run_cli>& r, const std::string& repeat_help) {
+  cmd->add_option("--threads", r->threads, "comma-separated worker thread counts")->capture_default_str()
+      ->check(size_list);
+  cmd->add_option("--batch", r->batches,
+                  "comma-separated batch sizes (transactions in flight per worker); auto: chosen at run time, "
+                  "smaller while transactions conflict")
+      ->capture_default_str()
+      ->check(batch_list)
+      ->each([r](const std::string&) { r->batch_given = true; });
+  cmd->add_option("--latency-target-us", r->latency_targets,
+                  "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
+                  "(or pipeline depth) chosen at run time to meet it");
+  add_scheduler_options(cmd, r->schedulers);
+  cmd->add_option("--seconds", r->seconds, "run time per configuration and repeat")->capture_default_str();
+  cmd->add_option("--repeat", r->repeat, repeat_help)->capture_default_str();
+  cmd->add_option("--modes", r->modes, r->modes)->capture_default_str();
+  cmd->add_option("--isolation", r->isolation, "si | ssn")->capture_default_str();
+  cmd->add_option("--retry", r->retries, "run an aborted transaction again (same inputs), up to this many times")
+      ->check(unsigned_in(0, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--seed", r->seed, "random seed")->capture_default_str();
+}
+
+// --durability and its companions, --plot and --quiet.
+void add_output_options(CLI::App* cmd, const std::shared_ptr<txn_run_cli>& r) {
+  add_durability_options(cmd, r->durability);
+  cmd->add_option("--plot", r->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
+      ->check(plot_path);
+  cmd->add_flag("--quiet", r->quiet, "no progress on stderr");
+}
+
+// Fills what the two benches' options share, and the modes by `parse_mode`;
+// a --batch no chosen mode uses is refused, naming the modes that would.
+template <class Options, class ParseMode, class Interleaves>
+void apply_run_options(const txn_run_cli& r, Options& o, ParseMode parse_mode, Interleaves interleaves,
+                       const char* interleaved_modes) {
+  o.threads = parse_sizes(r.threads);
+  o.batches = parse_batches(r.batches);
+  o.latency_targets_us = parse_latency_targets(r.latency_targets);
+  o.schedulers = r.schedulers.chosen();
+  o.seconds = r.seconds;
+  o.repeat = r.repeat;
+  o.modes.clear();
+  for (const auto& m : split(r.modes, "--modes")) o.modes.push_back(parse_mode(m));
+  // The default batch size serves whichever modes use it; one asked for by
+  // name must be used.
+  if (r.batch_given && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+    throw std::invalid_argument(fmt::format("--batch needs an interleaved mode ({})", interleaved_modes));
+  }
+  o.isolation = r.isolation;
+  o.retries = r.retries;
+  o.seed = r.seed;
+  o.durability = r.durability;
+  o.verbose = bench::progress_wanted(r.quiet);
+}
+
+// Validates, checks the machine can hold the run, prints the context line
+// and each result line, and draws the plot.
+template <class Options, class Run>
+int run_txn_bench(const Options& o, const txn_run_cli& r, Run run) {
+  bench::validate(o);
+  warn_if_more_threads_than_cpus(o.threads);
+  require_memory(bench::estimated_bytes(o), "this benchmark");
+  print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
+  const auto rows = run(o, [](const nlohmann::ordered_json& j) { print(j); });
+  if (!r.plot.empty()) bench::plot_latency_sweep(rows, r.plot);
+  return 0;
+}
+
 }  // namespace
 
 void add_txn_commands(CLI::App& bench_app, command_table& commands) {
@@ -72,22 +162,10 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t scan_length = 10;
     bool scan_length_given = false;
     double theta = 0;
-    std::string threads = "1";
-    std::string batches = "8";
-    bool batch_given = false;
-    std::string latency_targets;
-    scheduler_cli schedulers;
-    double seconds = 2;
-    std::size_t repeat = 3;
-    std::string modes = "naive,prefetch,multi-key,coro-nested,coro";
-    std::string isolation = "si";
-    std::size_t retries = 0;
-    std::uint64_t seed = 42;
-    bench::durability_choice durability;
-    std::string plot;
-    bool quiet = false;
   };
   auto y = std::make_shared<ycsb_cli>();
+  auto yr = std::make_shared<txn_run_cli>();
+  yr->modes = "naive,prefetch,multi-key,coro-nested,coro";
   auto* cmd = bench_app.add_subcommand("ycsb", "YCSB transactions in every execution mode");
   cmd->add_option("--records", y->records, "records in the table")->capture_default_str()
         ->check(size_value);
@@ -107,33 +185,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->each([y](const std::string&) { y->scan_length_given = true; })
       ->capture_default_str();
   cmd->add_option("--theta", y->theta, "Zipf exponent in (0, 1); 0 is uniform")->capture_default_str();
-  cmd->add_option("--threads", y->threads, "comma-separated worker thread counts")->capture_default_str()
-        ->check(size_list);
-  cmd->add_option(
-         "--batch", y->batches,
-         "comma-separated batch sizes (transactions in flight per worker); auto: chosen at run time, "
-         "smaller while transactions conflict")
-      ->capture_default_str()
-      ->check(batch_list)
-      ->each([y](const std::string&) { y->batch_given = true; });
-  cmd->add_option("--latency-target-us", y->latency_targets,
-                  "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
-                  "(or pipeline depth) chosen at run time to meet it");
-  add_scheduler_options(cmd, y->schedulers);
-  cmd->add_option("--seconds", y->seconds, "run time per configuration and repeat")->capture_default_str();
-  cmd->add_option("--repeat", y->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
-      ->capture_default_str();
-  cmd->add_option("--modes", y->modes, "naive,prefetch,multi-key,coro-nested,coro")->capture_default_str();
-  cmd->add_option("--isolation", y->isolation, "si | ssn")->capture_default_str();
-  cmd->add_option("--retry", y->retries, "run an aborted transaction again, up to this many times")
-      ->check(unsigned_in(0, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--seed", y->seed, "random seed")->capture_default_str();
-  add_durability_options(cmd, y->durability);
-  cmd->add_option("--plot", y->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
-      ->check(plot_path);
-  cmd->add_flag("--quiet", y->quiet, "no progress on stderr");
-  commands.add(cmd, [y] {
+  add_run_options(cmd, yr, "runs of each configuration, in turn: a line each, then their median and other aggregates");
+  add_output_options(cmd, yr);
+  commands.add(cmd, [y, yr] {
     bench::ycsb_options o;
     o.records = bench::parse_size(y->records);
     o.key_bytes = y->key_bytes;
@@ -152,57 +206,22 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       throw std::invalid_argument("--scan-length needs --workload scan");
     }
     o.theta = y->theta;
-    o.threads = parse_sizes(y->threads);
-    o.batches = parse_batches(y->batches);
-    o.latency_targets_us = parse_latency_targets(y->latency_targets);
-    o.schedulers = y->schedulers.chosen();
-    o.seconds = y->seconds;
-    o.repeat = y->repeat;
-    o.modes.clear();
-    for (const auto& m : split(y->modes, "--modes")) o.modes.push_back(bench::parse_ycsb_mode(m));
-    // The default batch size serves whichever modes use it; one asked for by
-    // name must be used.
-    if (y->batch_given && std::none_of(o.modes.begin(), o.modes.end(), bench::interleaves)) {
-      throw std::invalid_argument("--batch needs an interleaved mode (coro or coro-nested)");
-    }
-    o.isolation = y->isolation;
-    o.retries = y->retries;
-    o.seed = y->seed;
-    o.durability = y->durability;
-    o.verbose = bench::progress_wanted(y->quiet);
-    bench::validate(o);
-    warn_if_more_threads_than_cpus(o.threads);
-    require_memory(bench::estimated_bytes(o), "this benchmark");
-    print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
-    const auto rows = bench::run_ycsb_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
-    if (!y->plot.empty()) bench::plot_latency_sweep(rows, y->plot);
-    return 0;
+    apply_run_options(*yr, o, bench::parse_ycsb_mode, bench::interleaves, "coro or coro-nested");
+    return run_txn_bench(o, *yr, bench::run_ycsb_bench);
   });
 
   struct tpcc_cli {
     std::uint32_t warehouses = 4;
     std::string mix = "tpcc";
     std::uint32_t suppliers = 100;
-    std::string threads = "1";
-    std::string batches = "8";
-    bool batch_given = false;
-    std::string latency_targets;
-    scheduler_cli schedulers;
-    double seconds = 2;
-    std::size_t repeat = 3;
-    std::string modes = "naive,prefetch,multi-key,coro-nested,coro,hybrid";
-    std::string isolation = "si";
-    std::size_t retries = 0;
     bool check = false;
     bool reload = false;
-    std::uint64_t seed = 42;
     std::size_t reserve_mib = 0;
     std::string inline_values = "on";
-    bench::durability_choice durability;
-    std::string plot;
-    bool quiet = false;
   };
   auto c = std::make_shared<tpcc_cli>();
+  auto cr = std::make_shared<txn_run_cli>();
+  cr->modes = "naive,prefetch,multi-key,coro-nested,coro,hybrid";
   auto* tpcc_cmd = bench_app.add_subcommand("tpcc", "TPC-C, TPC-CR or TPC-CH in every execution mode");
   tpcc_cmd->add_option("--warehouses", c->warehouses, "warehouses (about 130 MB each)")
       ->check(unsigned_in(1, tpcc::max_warehouses))
@@ -211,36 +230,13 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
   tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")
       ->check(unsigned_in(1, 1900))
       ->capture_default_str();
-  tpcc_cmd->add_option("--threads", c->threads, "comma-separated worker thread counts")->capture_default_str()
-        ->check(size_list);
-  tpcc_cmd
-      ->add_option(
-          "--batch", c->batches,
-          "comma-separated batch sizes; auto: chosen at run time, smaller while transactions conflict")
-      ->capture_default_str()
-      ->check(batch_list)
-      ->each([c](const std::string&) { c->batch_given = true; });
-  tpcc_cmd->add_option("--latency-target-us", c->latency_targets,
-                       "comma-separated p99 latency targets: each also runs the interleaved modes with the batch "
-                       "(or pipeline depth) chosen at run time to meet it");
-  add_scheduler_options(tpcc_cmd, c->schedulers);
-  tpcc_cmd->add_option("--seconds", c->seconds, "run time per configuration and repeat")->capture_default_str();
-  tpcc_cmd
-      ->add_option("--repeat", c->repeat,
-                   "runs of each configuration, in turn, each repeat starting one configuration later (the "
-                   "database grows): a line each, then their median and other aggregates")
-      ->capture_default_str();
-  tpcc_cmd->add_option("--modes", c->modes, "naive,prefetch,multi-key,coro-nested,coro,hybrid")
-      ->capture_default_str();
-  tpcc_cmd->add_option("--isolation", c->isolation, "si | ssn")->capture_default_str();
-  tpcc_cmd->add_option("--retry", c->retries, "run an aborted transaction again (same inputs), up to this many times")
-      ->check(unsigned_in(0, 1000000))
-      ->capture_default_str();
+  add_run_options(tpcc_cmd, cr,
+                  "runs of each configuration, in turn, each repeat starting one configuration later (the "
+                  "database grows): a line each, then their median and other aggregates");
   tpcc_cmd->add_flag("--check", c->check, "check the consistency conditions after the runs (exit 1 if one fails)");
   tpcc_cmd->add_flag("--reload", c->reload,
                      "load the database again before every run, so that none runs on what earlier runs added "
                      "(slower: a load per run; with --check, every database is checked)");
-  tpcc_cmd->add_option("--seed", c->seed, "random seed")->capture_default_str();
   tpcc_cmd
       ->add_option("--reserve-mib", c->reserve_mib,
                    "MiB of memory touched after the load for the versions the runs make (their page faults "
@@ -253,42 +249,18 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
                    "indirection slot (one miss less a read); off: slots hold a pointer only")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  add_durability_options(tpcc_cmd, c->durability);
-  tpcc_cmd->add_option("--plot", c->plot, "write a PNG of throughput against p99 latency (batch sizes and latency targets)")
-      ->check(plot_path);
-  tpcc_cmd->add_flag("--quiet", c->quiet, "no progress on stderr");
-  commands.add(tpcc_cmd, [c] {
+  add_output_options(tpcc_cmd, cr);
+  commands.add(tpcc_cmd, [c, cr] {
     bench::tpcc_options o;
     o.warehouses = c->warehouses;
     o.mix = tpcc::parse_mix(c->mix);
     o.suppliers = c->suppliers;
-    o.threads = parse_sizes(c->threads);
-    o.batches = parse_batches(c->batches);
-    o.latency_targets_us = parse_latency_targets(c->latency_targets);
-    o.schedulers = c->schedulers.chosen();
-    o.seconds = c->seconds;
-    o.repeat = c->repeat;
-    o.modes.clear();
-    for (const auto& m : split(c->modes, "--modes")) o.modes.push_back(tpcc::parse_mode(m));
-    if (c->batch_given && std::none_of(o.modes.begin(), o.modes.end(), tpcc::interleaves)) {
-      throw std::invalid_argument("--batch needs an interleaved mode (coro, coro-nested or hybrid)");
-    }
-    o.isolation = c->isolation;
-    o.retries = c->retries;
+    apply_run_options(*cr, o, tpcc::parse_mode, tpcc::interleaves, "coro, coro-nested or hybrid");
     o.check = c->check;
     o.reload = c->reload;
-    o.seed = c->seed;
     o.reserve_bytes = c->reserve_mib << 20;
     o.inline_values = c->inline_values == "on";
-    o.durability = c->durability;
-    o.verbose = bench::progress_wanted(c->quiet);
-    bench::validate(o);
-    warn_if_more_threads_than_cpus(o.threads);
-    require_memory(bench::estimated_bytes(o), "this benchmark");
-    print(bench_context(*std::max_element(o.threads.begin(), o.threads.end())));
-    const auto rows = bench::run_tpcc_bench(o, [](const nlohmann::ordered_json& j) { print(j); });
-    if (!c->plot.empty()) bench::plot_latency_sweep(rows, c->plot);
-    return 0;
+    return run_txn_bench(o, *cr, bench::run_tpcc_bench);
   });
 }
 
