@@ -64,6 +64,13 @@ log_scan read_log_groups(
   // decoded (the kernel's readahead takes far less than a segment ahead).
   std::string bytes, next_bytes;
   std::future<void> next_read;
+  // The log only moves forward: a group's `through` never falls below an
+  // earlier group's, and a commit an earlier `through` reached is in that
+  // group or before it (log_format.hpp; a restarted engine's clock starts
+  // past every timestamp in the files). A group that goes back is a segment
+  // repeated, or one from another log, which checksums cannot tell.
+  std::uint64_t reached = 0;
+  std::string reached_in;  // the segment of the group that reached it
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::filesystem::path& path = segments[s].second;
     const std::string name = path.filename().string();
@@ -115,6 +122,21 @@ log_scan read_log_groups(
         decode_transactions(g, transactions);
       } catch (const log_corruption& e) {
         throw log_corruption(fmt::format("{} at byte {}: {}", name, at, e.what()));
+      }
+      // A segment's opening group carries neither transactions nor a `through`.
+      if (g.transactions > 0 && g.first_commit <= reached) {
+        throw log_corruption(fmt::format("{} at byte {}: commit {} is at or before {}, which a group of {} already "
+                                         "covered (a segment repeated or from another log)",
+                                         name, at, g.first_commit, reached, reached_in));
+      }
+      if (g.through != 0 && g.through < reached) {
+        throw log_corruption(fmt::format("{} at byte {}: the log goes back from {} (reached in {}) to {} (a "
+                                         "segment repeated or from another log)",
+                                         name, at, reached, reached_in, g.through));
+      }
+      if (g.through > reached) {
+        reached = g.through;
+        reached_in = name;
       }
       if (each) each(g, transactions);
       if (g.transactions > 0) {

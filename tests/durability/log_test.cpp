@@ -330,6 +330,23 @@ TEST(log, damage_in_an_earlier_segment_is_reported) {
   EXPECT_THROW(read_back(dir.path), log_corruption);
 }
 
+TEST(log, a_segment_repeated_or_from_another_log_is_reported) {
+  // Checksums cannot tell: every group of such a segment is sound.
+  for (const bool foreign : {false, true}) {
+    temp_dir dir, other;
+    three_segments(dir.path, 5);
+    three_segments(other.path, 6);
+    const fs::path copy = (foreign ? other.path : dir.path) / segment_name(foreign ? 3 : 1);
+    fs::copy_file(copy, dir.path / segment_name(4));
+    try {
+      read_back(dir.path);
+      ADD_FAILURE() << (foreign ? "a segment of another log" : "a repeated segment") << " was read as sound";
+    } catch (const log_corruption& e) {
+      EXPECT_NE(std::string(e.what()).find(segment_name(4)), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(log, builders_reused_from_group_to_group_keep_every_byte) {
   // As the flusher uses them: a worker's builder fills, is taken into a
   // round's builder, and both are filled again over the bytes they kept.
@@ -510,11 +527,11 @@ TEST(replay, counts_a_transaction_once_a_through_reaches_it) {
   // 6 went out with a group whose `through` (5) it is past: a commit in
   // flight; the next group's `through` counts it.
   log_replay r;
-  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 5}, 7}}, 0, &r), (std::vector<std::uint64_t>{3, 4, 7, 5, 6}));
+  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 8}, 8}}, 0, &r), (std::vector<std::uint64_t>{3, 4, 7, 8, 6}));
   EXPECT_EQ(r.applied, 5u);
   EXPECT_EQ(r.discarded, 0u);
-  EXPECT_EQ(r.through, 7u);
-  EXPECT_EQ(r.last_commit, 7u);
+  EXPECT_EQ(r.through, 8u);
+  EXPECT_EQ(r.last_commit, 8u);
 }
 
 TEST(replay, a_restart_discards_what_no_through_reached) {
@@ -535,7 +552,18 @@ TEST(replay, what_no_through_reached_at_the_end_is_discarded) {
 }
 
 TEST(replay, skips_what_the_checkpoint_holds) {
-  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 5}, 7}}, 5), (std::vector<std::uint64_t>{7, 6}));
+  EXPECT_EQ(replayed({{{3, 6, 4}, 5}, {{7, 8}, 8}}, 5), (std::vector<std::uint64_t>{7, 8, 6}));
+}
+
+TEST(replay, a_log_that_goes_back_is_reported) {
+  // A commit that an earlier group's `through` reached cannot come later:
+  // every commit at or before a `through` is in its group or before it.
+  EXPECT_THROW(replayed({{{3, 4}, 4}, {{4, 5}, 5}}, 0), log_corruption);
+  EXPECT_THROW(replayed({{{3, 4}, 4}, {{2}, 4}}, 0), log_corruption);
+  // Nor does a `through` fall back.
+  EXPECT_THROW(replayed({{{3, 4}, 6}, {{}, 5}}, 0), log_corruption);
+  // A restart's `through` is past every commit before it.
+  EXPECT_NO_THROW(replayed({{{3, 4}, 4}, {{9}, 4}, {{}, 9, true}, {{10}, 10}}, 0));
 }
 
 TEST(replay, a_random_plan_applies_exactly_the_counted_commits) {

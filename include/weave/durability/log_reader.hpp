@@ -36,7 +36,9 @@ struct log_scan {
 // valid follows, in the last segment) ends the log; with `cut_tail` it
 // is truncated away, so that nothing is appended after garbage. Damage
 // anywhere else throws log_corruption naming the segment and the byte
-// offset; I/O errors throw std::system_error.
+// offset, and so does a group that goes back in time (a commit an earlier
+// group's `through` reached, or a lower `through`): a segment repeated or
+// from another log. I/O errors throw std::system_error.
 log_scan read_log_groups(
     const std::filesystem::path& directory,
     const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,
