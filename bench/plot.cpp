@@ -86,7 +86,12 @@ void check_plot_path(const std::string& png) {
   // Opening the file is the only test that every file system answers truly
   // (access() says yes for root, and /proc takes no new files).
   const bool existed = fs::exists(path, ec);
-  const int fd = ::open(path.c_str(), existed ? O_WRONLY : O_WRONLY | O_CREAT | O_EXCL, 0644);
+  // A pipe, a device or a socket: opening a FIFO no one reads blocks for
+  // ever, and a plot is a file.
+  if (existed && !fs::is_regular_file(path, ec)) {
+    throw std::invalid_argument(fmt::format("'{}' exists and is not a regular file", png));
+  }
+  const int fd = ::open(path.c_str(), existed ? O_WRONLY | O_NONBLOCK : O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) throw std::invalid_argument(fmt::format("cannot write '{}': {}", png, std::strerror(errno)));
   ::close(fd);
   if (!existed) ::unlink(path.c_str());

@@ -443,10 +443,14 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
   qi_cmd->add_option("--values", qi->values_file, "file with one value per line");
   qi_cmd->add_option("--random", qi->random, "use K values taken from random rows of C")
         ->check(size_value);
-  qi_cmd->add_option("--seed", qi->seed, "random seed of --random")->capture_default_str();
-  commands.add(qi_cmd, [qi] {
+  CLI::Option* seed_option =
+      qi_cmd->add_option("--seed", qi->seed, "random seed of --random")->capture_default_str();
+  commands.add(qi_cmd, [qi, seed_option] {
     if (qi->values_file.empty() == qi->random.empty()) {
       throw std::invalid_argument("give exactly one of --values and --random");
+    }
+    if (seed_option->count() > 0 && qi->random.empty()) {
+      throw std::invalid_argument("--seed needs --random (it draws the random values)");
     }
     qi->exec.validate();
     const std::size_t k = qi->random.empty() ? 0 : parse_size(qi->random);

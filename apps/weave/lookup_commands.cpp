@@ -96,6 +96,12 @@ void run_lookup(const lookup_cli& cli) {
   o.threads = parse_sizes(cli.threads);
   o.variants.clear();
   for (const auto& v : split(cli.variants, "--variants")) o.variants.push_back(parse_variant(v));
+  // The default groups serve whichever variants use them; ones asked for by
+  // name must be used.
+  if (cli.group_option != nullptr && cli.group_option->count() > 0 &&
+      std::none_of(o.variants.begin(), o.variants.end(), uses_group)) {
+    throw std::invalid_argument("--group needs a variant that runs groups (gp, amac, coro or coro-task)");
+  }
   if (cli.groups == "auto") {
     o.group_auto = true;
   } else {

@@ -28,6 +28,7 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     std::size_t group = 16;
     bool group_given = false;
     double seconds = 2;
+    bool seconds_given = false;
     std::size_t repeat = 3;
     std::uint64_t seed = 42;
     bool quiet = false;
@@ -66,7 +67,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
   cmd->add_option("--group", b->group, "coro baseline: operations interleaved per thread")
       ->each([b](const std::string&) { b->group_given = true; })
       ->capture_default_str();
-  cmd->add_option("--seconds", b->seconds, "a and c: run time per configuration and repeat")->capture_default_str();
+  cmd->add_option("--seconds", b->seconds, "a and c: run time per configuration and repeat")
+      ->each([b](const std::string&) { b->seconds_given = true; })
+      ->capture_default_str();
   cmd->add_option("--repeat", b->repeat, "runs of each configuration, in turn: a line each, then their median and other aggregates")
       ->capture_default_str();
   cmd->add_option("--seed", b->seed, "random seed")->capture_default_str();
@@ -88,6 +91,9 @@ void add_tasks_commands(CLI::App& bench_app, command_table& commands) {
     // Asked for by name, an option must change what runs.
     if (b->theta_given && o.workload == bench::blink_workload::insert) {
       throw std::invalid_argument("--theta applies to workloads a and c: insert loads every key once");
+    }
+    if (b->seconds_given && o.workload == bench::blink_workload::insert) {
+      throw std::invalid_argument("--seconds applies to workloads a and c: insert runs until every key is loaded");
     }
     if (b->group_given && std::find(o.baselines.begin(), o.baselines.end(), bench::blink_baseline::coro) ==
                               o.baselines.end()) {

@@ -40,6 +40,10 @@ void add_durability_options(CLI::App* cmd, bench::durability_choice& d) {
 struct scheduler_cli {
   bool pipeline = false;
   std::string list = "batch";
+  CLI::Option* list_option = nullptr;
+
+  // --scheduler asked for by name (--pipeline has its own check).
+  bool given() const { return list_option != nullptr && list_option->count() > 0; }
 
   std::vector<bench::scheduler_choice> chosen() const {
     return pipeline ? std::vector{bench::scheduler_choice::pipeline} : parse_schedulers(list);
@@ -50,7 +54,7 @@ void add_scheduler_options(CLI::App* cmd, scheduler_cli& s) {
   CLI::Option* flag = cmd->add_flag(
       "--pipeline", s.pipeline,
       "refill a finished transaction's slot at once instead of strict batches (--scheduler pipeline)");
-  cmd->add_option("--scheduler", s.list,
+  s.list_option = cmd->add_option("--scheduler", s.list,
                   "comma-separated schedulers of the interleaved modes, each run in turn in one process: "
                   "batch (strict batches) | pipeline (a finished transaction's slot refilled at once)")
       ->check(scheduler_list)
@@ -125,8 +129,12 @@ void apply_run_options(const txn_run_cli& r, Options& o, ParseMode parse_mode, I
   for (const auto& m : split(r.modes, "--modes")) o.modes.push_back(parse_mode(m));
   // The default batch size serves whichever modes use it; one asked for by
   // name must be used.
-  if (r.batch_given && std::none_of(o.modes.begin(), o.modes.end(), interleaves)) {
+  const bool interleaved = std::any_of(o.modes.begin(), o.modes.end(), interleaves);
+  if (r.batch_given && !interleaved) {
     throw std::invalid_argument(fmt::format("--batch needs an interleaved mode ({})", interleaved_modes));
+  }
+  if (r.schedulers.given() && !interleaved) {
+    throw std::invalid_argument(fmt::format("--scheduler needs an interleaved mode ({})", interleaved_modes));
   }
   o.isolation = r.isolation;
   o.retries = r.retries;
@@ -218,6 +226,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     bool reload = false;
     std::size_t reserve_mib = 0;
     std::string inline_values = "on";
+    CLI::Option* suppliers_option = nullptr;
   };
   auto c = std::make_shared<tpcc_cli>();
   auto cr = std::make_shared<txn_run_cli>();
@@ -227,7 +236,7 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
       ->check(unsigned_in(1, tpcc::max_warehouses))
       ->capture_default_str();
   tpcc_cmd->add_option("--mix", c->mix, "tpcc | tpccr (read-only) | tpcch (with Q2*) | percentages by kind, e.g. q2=100")->capture_default_str();
-  tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")
+  c->suppliers_option = tpcc_cmd->add_option("--suppliers", c->suppliers, "suppliers a Q2* transaction reads")
       ->check(unsigned_in(1, 1900))
       ->capture_default_str();
   add_run_options(tpcc_cmd, cr,
@@ -255,6 +264,9 @@ void add_txn_commands(CLI::App& bench_app, command_table& commands) {
     o.warehouses = c->warehouses;
     o.mix = tpcc::parse_mix(c->mix);
     o.suppliers = c->suppliers;
+    if (c->suppliers_option->count() > 0 && o.mix.percent[static_cast<std::size_t>(tpcc::kind::q2)] == 0) {
+      throw std::invalid_argument("--suppliers needs a mix with Q2* transactions (e.g. --mix tpcch)");
+    }
     apply_run_options(*cr, o, tpcc::parse_mode, tpcc::interleaves, "coro, coro-nested or hybrid");
     o.check = c->check;
     o.reload = c->reload;

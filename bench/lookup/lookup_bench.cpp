@@ -17,7 +17,6 @@ namespace weave::bench {
 namespace {
 
 bool is_coro(variant v) { return v == variant::coro || v == variant::coro_task; }
-bool uses_group(variant v) { return v == variant::gp || v == variant::amac || is_coro(v); }
 
 struct config {
   variant v;
@@ -57,6 +56,8 @@ std::vector<std::size_t> whole_slot_groups(const std::vector<std::size_t>& asked
   }
   return out;
 }
+
+bool uses_group(variant v) { return v == variant::gp || v == variant::amac || is_coro(v); }
 
 void check_group_sizes(const std::vector<std::size_t>& groups) {
   for (std::size_t g : groups)

@@ -47,6 +47,8 @@ std::size_t in_whole_slots(std::size_t group, std::size_t width);
 std::vector<std::size_t> whole_slot_groups(const std::vector<std::size_t>& asked, std::size_t width,
                                            bool say_so);
 void validate(const lookup_options& options);
+// Whether a variant runs lookups in groups (gp, amac, coro, coro-task).
+bool uses_group(variant v);
 
 // The group size the analytical model picks for this workload (from a short calibration).
 std::size_t model_group(const lookup_workload& workload);

@@ -9,7 +9,7 @@ mkdir -p "$out"
 for scheduler in batch pipeline; do
   flag=$([ $scheduler = pipeline ] && echo --pipeline || true)
   for mix in tpccr tpcch tpcc; do
-    $w bench tpcc --warehouses 100 --mix $mix --suppliers 100 --threads 2 --batch 8 $flag --seconds 2 --repeat 3 \
+    $w bench tpcc --warehouses 100 --mix $mix --threads 2 --batch 8 $flag --seconds 2 --repeat 3 \
       --check > $out/tpcc-$mix-100w-$scheduler.jsonl
   done
 done

@@ -9,7 +9,7 @@ out=docs/results/raw
 mkdir -p "$out"
 for mix in q2=100 new_order=50,payment=50 stock_level=100 order_status=100; do
   name=$(echo "$mix" | tr '=,' '-_')
-  $w bench tpcc --warehouses 100 --mix "$mix" --suppliers 100 --threads 2 --batch 8 --pipeline \
+  $w bench tpcc --warehouses 100 --mix "$mix" --threads 2 --batch 8 --pipeline \
     --modes prefetch,coro,hybrid --seconds 2 --repeat 3 --check > "$out/tpcc-$name-100w-pipeline.jsonl"
 done
 $w bench tpcc --warehouses 100 --mix q2=100 --suppliers 100 --threads 1 --batch 1,2,4,8,16 --pipeline \

@@ -30,7 +30,7 @@ for round in 1 2 3; do
 done
 # TPC-C and TPC-CH, 100 warehouses, 1 and 2 threads, batches of 8, the pipeline.
 for mix in tpcc tpcch; do
-  run $mix-100w bench tpcc --warehouses 100 --mix $mix --suppliers 100 --threads 1,2 --batch 8 --pipeline \
+  run $mix-100w bench tpcc --warehouses 100 --mix $mix --threads 1,2 --batch 8 --pipeline \
     --modes naive,prefetch,coro --seconds 2 --repeat 3 --check
 done
 rm -f "$out"/ycsb-read-100M-si.jsonl "$out"/ycsb-read-100M-ssn.jsonl

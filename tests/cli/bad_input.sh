@@ -183,7 +183,12 @@ expect_message "'naive' appears twice" bench lookup --variants naive,naive
 expect_message "appears twice" bench ycsb --threads 2,2
 expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench ycsb --pipeline --modes naive
 expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench tpcc --pipeline --modes naive,prefetch
-expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench tpcc --scheduler batch,pipeline --modes naive
+expect_message "--scheduler needs an interleaved mode" bench tpcc --scheduler batch,pipeline --modes naive
+expect_message "--scheduler needs an interleaved mode" bench ycsb --scheduler batch --modes naive,prefetch
+expect_message "--suppliers needs a mix with Q2*" bench tpcc --suppliers 50
+expect_message "--suppliers needs a mix with Q2*" bench tpcc --mix new_order=100 --suppliers 50
+expect_message "--group needs a variant that runs groups" bench lookup --variants naive --group 8,16
+expect_message "--group needs a variant that runs groups" bench lookup --variants naive,coro-sequential --group auto
 expect_message "'strict' is not a scheduler (batch or pipeline)" bench ycsb --scheduler strict
 expect_message "'pipeline' appears twice" bench tpcc --scheduler pipeline,pipeline
 expect_message "--pipeline excludes --scheduler" bench ycsb --pipeline --scheduler batch
@@ -283,11 +288,16 @@ expect_message "not acknowledgements" bench tpcc --durability sync --data "$scra
 expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
 : > "$scratch/a-file"
 expect_message "'$scratch/a-file' is not a directory" bench lookup --plot "$scratch/a-file/x.png"
+# A FIFO no one reads would block the check's open for ever.
+mkfifo "$scratch/pipe.png"
+expect_message "is not a regular file" bench lookup --plot "$scratch/pipe.png"
 expect_usage_error recover
 # An option asked for by name must change what runs.
 expect_message "needs --distribution zipf" bench lookup --theta 0.5
 expect_message "needs --workload scan" bench ycsb --workload read --scan-length 5
 expect_message "applies to workloads a and c" bench blink --workload insert --theta 0.5
+expect_message "--seconds applies to workloads a and c" bench blink --workload insert --seconds 5
+expect_message "--seed needs --random" query in --generate rows=10 --values "$scratch/a-file" --seed 5
 expect_message "needs --baseline coro" bench blink --group 8
 expect_message "needs --baseline coro" bench blink --baseline threads --group 8
 # The largest size is how auto is kept: as a number it is refused, not run as auto.
