@@ -31,7 +31,8 @@ std::vector<std::string> split(const std::string& list, std::string_view option)
     }
     std::string item = list.substr(start, comma - start);
     if (std::find(out.begin(), out.end(), item) != out.end()) {
-      throw std::invalid_argument(fmt::format("'{}' appears twice in list '{}'", item, list));
+      throw std::invalid_argument(
+          fmt::format("{}{}'{}' appears twice in list '{}'", option, option.empty() ? "" : ": ", item, list));
     }
     out.push_back(std::move(item));
     start = comma + 1;

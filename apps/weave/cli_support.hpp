@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/workload/scheduler_choice.hpp"
+#include "weave/memory/machine.hpp"
 
 namespace weave::cli {
 
@@ -66,16 +67,31 @@ extern const CLI::Validator plot_path;
 // Subcommands and what to run when one of them was given.
 class command_table {
  public:
-  void add(CLI::App* command, std::function<int()> run) { commands_.emplace_back(command, std::move(run)); }
+  // A command that plans with the cache sizes has them settled first: the
+  // probe runs once per machine, and a bad WEAVE_CACHE_SIZES is bad input.
+  // One that does not (recover) is not refused for that variable.
+  enum class caches { measured, unused };
+
+  void add(CLI::App* command, std::function<int()> run, caches c = caches::measured) {
+    commands_.push_back({command, std::move(run), c});
+  }
   // Runs the parsed command; returns its exit status.
   int run() const {
-    for (const auto& [command, action] : commands_)
-      if (command->parsed()) return action();
+    for (const auto& e : commands_) {
+      if (!e.command->parsed()) continue;
+      if (e.cache_use == caches::measured) weave::machine::measure_caches();
+      return e.run();
+    }
     return 0;
   }
 
  private:
-  std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
+  struct entry {
+    CLI::App* command;
+    std::function<int()> run;
+    caches cache_use;
+  };
+  std::vector<entry> commands_;
 };
 
 void add_lookup_commands(CLI::App& app, CLI::App& bench, command_table& commands);

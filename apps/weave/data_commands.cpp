@@ -105,7 +105,7 @@ void add_data_commands(CLI::App& app, command_table& commands) {
   auto data = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("recover", "recover a data directory in memory and print what it holds (verifies every checksum; writes nothing)");
   cmd->add_option("--data", *data, "the data directory of a durable engine")->required();
-  commands.add(cmd, [data] { return recover(*data); });
+  commands.add(cmd, [data] { return recover(*data); }, command_table::caches::unused);
 }
 
 }  // namespace weave::cli

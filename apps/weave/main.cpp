@@ -72,7 +72,6 @@ int main(int argc, char** argv) {
   }
 
   try {
-    weave::machine::measure_caches();  // the probe, once per machine; a bad WEAVE_CACHE_SIZES is bad input
     const int status = commands.run();
     return output_written() ? status : 1;
   } catch (const std::invalid_argument& e) {  // bad input

@@ -1,5 +1,10 @@
 #include "bench/workload/durability.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -13,6 +18,19 @@ durability::durability_mode mode_of(const std::string& name) {
   if (name == "async") return durability::durability_mode::async;
   if (name == "sync") return durability::durability_mode::sync;
   throw std::invalid_argument("--durability must be off, async or sync, not '" + name + "'");
+}
+
+// Whether a directory can be made in `dir`, by making one and removing it:
+// permissions say nothing true of /proc, /sys or a read-only mount, nor for
+// root. Throws with the reason when it cannot.
+void check_writable(const std::string& data, const std::filesystem::path& dir) {
+  const std::filesystem::path probe = dir / (".weave-probe-" + std::to_string(::getpid()));
+  if (::mkdir(probe.c_str(), 0700) != 0) {
+    const int error = errno;
+    throw std::invalid_argument("--data " + data + " cannot be created in " + dir.string() + ": " +
+                                std::strerror(error));
+  }
+  ::rmdir(probe.c_str());
 }
 
 }  // namespace
@@ -36,6 +54,7 @@ void validate(const durability_choice& d) {
   if (d.data.empty()) throw std::invalid_argument("--durability " + d.mode + " needs --data DIR");
   // A benchmark loads its own tables: a directory that holds anything could
   // be someone's data.
+  // Settled here, before a benchmark prints or loads anything.
   std::error_code ec;
   const auto status = std::filesystem::status(d.data, ec);
   if (std::filesystem::exists(status)) {
@@ -43,11 +62,16 @@ void validate(const durability_choice& d) {
     if (!std::filesystem::is_empty(d.data, ec) || ec) {
       throw std::invalid_argument("--data " + d.data + " must be a new or empty directory");
     }
+    check_writable(d.data, d.data);
     return;
   }
-  // It will be created: the nearest of its parents that exists must be a directory.
-  for (std::filesystem::path p = std::filesystem::path(d.data).parent_path(); !p.empty();
-       p = p.parent_path()) {
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(d.data, ec))) {
+    throw std::invalid_argument("--data " + d.data + " is a symbolic link to nothing");
+  }
+  // It will be created: the nearest of its parents that exists must be a
+  // directory that takes a new one.
+  std::filesystem::path p = std::filesystem::path(d.data).parent_path();
+  for (; !p.empty(); p = p.parent_path()) {
     const auto parent = std::filesystem::status(p, ec);
     if (std::filesystem::exists(parent)) {
       if (!std::filesystem::is_directory(parent)) {
@@ -58,6 +82,7 @@ void validate(const durability_choice& d) {
     }
     if (p == p.parent_path()) break;
   }
+  check_writable(d.data, p.empty() ? std::filesystem::path(".") : p);
 }
 
 std::unique_ptr<txn::engine> make_engine(const durability_choice& d, txn::isolation level) {

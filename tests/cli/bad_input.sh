@@ -178,7 +178,7 @@ expect_message "--keys: write 010 without leading zeros" bench lookup --keys 010
 expect_message "--latency-target-us: 100 is given twice" bench ycsb --latency-target-us 100,100.0
 expect_message "write 00 without leading zeros" query in --generate rows=00 --random 5
 expect_message "'--foo' is not an option of 'weave bench'" bench --foo
-expect_message "'coro' appears twice" bench ycsb --modes coro,coro
+expect_message "--modes: 'coro' appears twice" bench ycsb --modes coro,coro
 expect_message "'naive' appears twice" bench lookup --variants naive,naive
 expect_message "appears twice" bench ycsb --threads 2,2
 expect_message "the pipeline (--pipeline, --scheduler pipeline) needs an interleaved mode" bench ycsb --pipeline --modes naive
@@ -288,6 +288,10 @@ expect_message "not acknowledgements" bench tpcc --durability sync --data "$scra
 expect_usage_error bench ycsb --latency-target-us 100 --plot "$scratch/plot.txt"
 : > "$scratch/a-file"
 expect_message "'$scratch/a-file' is not a directory" bench lookup --plot "$scratch/a-file/x.png"
+# A data directory that cannot be made is bad input, found before anything runs.
+expect_message "--data /proc/self/weave-data cannot be created in /proc/self" bench ycsb --durability async --data /proc/self/weave-data
+ln -s "$scratch/nowhere" "$scratch/dangling"
+expect_message "is a symbolic link to nothing" bench tpcc --durability sync --data "$scratch/dangling"
 # A FIFO no one reads would block the check's open for ever.
 mkfifo "$scratch/pipe.png"
 expect_message "is not a regular file" bench lookup --plot "$scratch/pipe.png"
