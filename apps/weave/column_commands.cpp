@@ -86,6 +86,24 @@ void check_distinct(const std::vector<column::column_type>& types, const std::ve
   }
 }
 
+// One key=value of --generate into `r`.
+void parse_recipe_item(column::table_recipe& r, const std::string& key, const std::string& val, bool& distinct_given) {
+  if (key == "rows") {
+    r.rows = parse_size(val);
+  } else if (key == "columns") {
+    r.columns = parse_size(val);
+  } else if (key == "types") {
+    r.types = parse_type_list(val, '+');
+  } else if (key == "distinct") {
+    r.distinct = parse_size(val);
+    distinct_given = true;
+  } else if (key == "fragment") {
+    r.fragment = parse_fragment(val);
+  } else if (key == "seed") {
+    r.seed = parse_size(val);
+  }
+}
+
 // --generate rows=1M,columns=4,types=int+decimal+varchar,distinct=1000,fragment=main,seed=42
 column::table_recipe parse_recipe(const std::string& spec) {
   column::table_recipe r;
@@ -98,22 +116,15 @@ column::table_recipe parse_recipe(const std::string& spec) {
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       throw std::invalid_argument(fmt::format("--generate gives '{}' twice", key));
     seen.push_back(key);
-    if (key == "rows") {
-      r.rows = parse_size(val);
-    } else if (key == "columns") {
-      r.columns = parse_size(val);
-    } else if (key == "types") {
-      r.types = parse_type_list(val, '+');
-    } else if (key == "distinct") {
-      r.distinct = parse_size(val);
-      distinct_given = true;
-    } else if (key == "fragment") {
-      r.fragment = parse_fragment(val);
-    } else if (key == "seed") {
-      r.seed = parse_size(val);
-    } else {
+    static constexpr std::string_view keys[] = {"rows", "columns", "types", "distinct", "fragment", "seed"};
+    if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys)) {
       throw std::invalid_argument(
           fmt::format("unknown key '{}' in --generate (rows, columns, types, distinct, fragment, seed)", key));
+    }
+    try {
+      parse_recipe_item(r, key, val, distinct_given);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("--generate {}=: {}", key, e.what()));
     }
   }
   if (!distinct_given) {

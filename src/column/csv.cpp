@@ -169,8 +169,11 @@ void read_records(std::istream& in, const std::vector<column_type>& types, std::
     throw std::invalid_argument(
         fmt::format("line 1: {} columns; a table has at most {}", names.size(), max_columns));
   }
-  for (std::size_t c = 0; c < names.size(); ++c)
-    if (names[c].empty()) throw std::invalid_argument(fmt::format("line 1: column {} has no name", c + 1));
+  // A name of blanks alone could not be told from another, nor typed as --column.
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    if (names[c].find_first_not_of(" \t") == std::string::npos)
+      throw std::invalid_argument(fmt::format("line 1: column {} has no name", c + 1));
+  }
   if (!types.empty() && types.size() != names.size()) {
     throw std::invalid_argument(fmt::format("{} types given for {} columns", types.size(), names.size()));
   }

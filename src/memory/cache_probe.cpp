@@ -214,6 +214,9 @@ std::size_t parse_override_size(std::string_view text, std::string_view key, std
   const char* end = value.data() + value.size();
   const auto [stop, ec] = std::from_chars(begin, end, number);
   if (stop == begin) bad_override(text, "the size of " + std::string(key) + " is not a number");
+  // As on the command line: "010" is no clearer as ten than as eight.
+  if (value.size() > 1 && value[0] == '0' && stop - begin > 1)
+    bad_override(text, "the size of " + std::string(key) + " has a leading zero");
   const std::string_view suffix(stop, static_cast<std::size_t>(end - stop));
   struct unit {
     std::string_view name;

@@ -116,9 +116,11 @@ TEST(load_csv, takes_line_breaks_inside_quoted_values) {
 }
 
 TEST(load_csv, refuses_a_column_with_no_name) {
-  const std::string path = temp_file("a,,c\n1,2,3\n");
-  EXPECT_THROW(load_csv(path), std::invalid_argument);
-  std::filesystem::remove(path);
+  for (const char* header : {"a,,c\n", "a,   ,c\n", "a,\"\t \",c\n"}) {
+    const std::string path = temp_file(std::string(header) + "1,2,3\n");
+    EXPECT_THROW(load_csv(path), std::invalid_argument) << header;
+    std::filesystem::remove(path);
+  }
 }
 
 TEST(load_csv, refuses_a_directory_and_an_endless_input) {

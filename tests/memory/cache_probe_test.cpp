@@ -70,6 +70,7 @@ TEST(cache_override, bad_text_gets_a_one_line_error_naming_the_variable) {
       "llc=2048G",                        // more than 1 TiB
       "llc=99999999999999999999999999K",  // out of range
       "llc=32M\nl1d=48K",                 // a newline
+      "l1d=048K",                         // a leading zero, refused on the command line too
   };
   for (const char* text : bad) {
     try {
