@@ -433,6 +433,9 @@ std::vector<nlohmann::ordered_json> run_blink_bench(const blink_options& o,
     for (sync_kind s : o.syncs) {
       for (std::size_t d : o.prefetch_distances) {
         for (std::size_t l : o.prefetch_lines) {
+          // Without prefetching, how many lines it would fetch changes
+          // nothing: one configuration, not one per --prefetch-lines.
+          if (d == 0 && l != o.prefetch_lines.front()) continue;
           for (std::size_t k : o.cached_kib) {
             configuration c;
             c.variant = "tasks";
