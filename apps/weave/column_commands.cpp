@@ -14,6 +14,7 @@
 #include <ios>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/column/column_bench.hpp"
@@ -23,12 +24,13 @@
 #include "bench/workload/size.hpp"
 #include "bench_context.hpp"
 #include "cli_support.hpp"
-#include "weave/memory/saturating.hpp"
 #include "weave/column/csv.hpp"
 #include "weave/column/query.hpp"
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
+#include "weave/memory/machine.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::cli {
 
@@ -124,7 +126,7 @@ column::table_recipe parse_recipe(const std::string& spec) {
     try {
       parse_recipe_item(r, key, val, distinct_given);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("--generate {}=: {}", key, e.what()));
+      throw std::invalid_argument(fmt::format("--generate {}={}: {}", key, val, e.what()));
     }
   }
   if (!distinct_given) {
@@ -262,8 +264,11 @@ std::vector<std::string> read_value_lines(const std::string& path) {
   // a few dozen bytes a line. A file's size is known; a pipe's is checked as
   // it is read, so that a source without end (/dev/urandom) stops with a
   // message, not with the machine out of memory.
+  constexpr std::size_t per_line = sizeof(std::string) + sizeof(column::value);
   if (const auto size = std::filesystem::file_size(path, ec); !ec) {
-    require_memory(saturating_mul(size, 3), fmt::format("--values {}", path));
+    // At most a line per two bytes ("1\n").
+    require_memory(saturating_add(saturating_mul(size, 2), saturating_mul(size / 2 + 1, per_line)),
+                   fmt::format("--values {}", path));
   }
   constexpr std::size_t check_every = std::size_t{64} << 20;
   std::size_t bytes = 0;
@@ -291,9 +296,13 @@ std::vector<std::string> read_value_lines(const std::string& path) {
                                               column::max_csv_record_bytes));
     }
     line += static_cast<char>(c);
-    if (++bytes % check_every == 0 && machine::available_bytes() < saturating_add(bytes, 4 * check_every)) {
-      throw std::invalid_argument(fmt::format("--values {}: more than the memory available can hold ({} read)",
-                                              path, bench::format_bytes(bytes)));
+    if (++bytes % check_every == 0) {
+      const std::size_t available = machine::available_bytes();  // 0: not known
+      const std::size_t still_needed = saturating_add(bytes, saturating_mul(lines.size(), per_line));
+      if (available > 0 && available < saturating_add(still_needed, 4 * check_every)) {
+        throw std::invalid_argument(fmt::format("--values {}: more than the memory available can hold ({} read)",
+                                                path, bench::format_bytes(bytes)));
+      }
     }
   }
   if (lines.empty()) throw std::invalid_argument(fmt::format("'{}' holds no values", path));

@@ -18,7 +18,6 @@
 #include <string>
 
 #include "cli_support.hpp"
-#include "weave/memory/machine.hpp"
 #include "weave/version.hpp"
 #include "weave_commit.hpp"
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -22,13 +23,11 @@ durability::durability_mode mode_of(const std::string& name) {
 
 // Whether a directory can be made in `dir`, by making one and removing it:
 // permissions say nothing true of /proc, /sys or a read-only mount, nor for
-// root. Throws with the reason when it cannot.
-void check_writable(const std::string& data, const std::filesystem::path& dir) {
-  const std::filesystem::path probe = dir / (".weave-probe-" + std::to_string(::getpid()));
-  if (::mkdir(probe.c_str(), 0700) != 0) {
-    const int error = errno;
-    throw std::invalid_argument("--data " + data + " cannot be created in " + dir.string() + ": " +
-                                std::strerror(error));
+// root. Throws `what` and the reason when it cannot.
+void check_writable(const std::filesystem::path& dir, const std::string& what) {
+  std::string probe = (dir / ".weave-probe-XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr) {
+    throw std::invalid_argument(what + ": " + std::strerror(errno));
   }
   ::rmdir(probe.c_str());
 }
@@ -52,9 +51,9 @@ void validate(const durability_choice& d) {
     return;
   }
   if (d.data.empty()) throw std::invalid_argument("--durability " + d.mode + " needs --data DIR");
-  // A benchmark loads its own tables: a directory that holds anything could
-  // be someone's data.
-  // Settled here, before a benchmark prints or loads anything.
+  // Settled here, before a benchmark prints or loads anything. A benchmark
+  // loads its own tables: a directory that holds anything could be
+  // someone's data.
   std::error_code ec;
   const auto status = std::filesystem::status(d.data, ec);
   if (std::filesystem::exists(status)) {
@@ -62,7 +61,7 @@ void validate(const durability_choice& d) {
     if (!std::filesystem::is_empty(d.data, ec) || ec) {
       throw std::invalid_argument("--data " + d.data + " must be a new or empty directory");
     }
-    check_writable(d.data, d.data);
+    check_writable(d.data, "--data " + d.data + " is not writable");
     return;
   }
   if (std::filesystem::is_symlink(std::filesystem::symlink_status(d.data, ec))) {
@@ -82,7 +81,8 @@ void validate(const durability_choice& d) {
     }
     if (p == p.parent_path()) break;
   }
-  check_writable(d.data, p.empty() ? std::filesystem::path(".") : p);
+  const std::filesystem::path parent = p.empty() ? std::filesystem::path(".") : p;
+  check_writable(parent, "--data " + d.data + " cannot be created in " + parent.string());
 }
 
 std::unique_ptr<txn::engine> make_engine(const durability_choice& d, txn::isolation level) {

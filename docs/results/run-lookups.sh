@@ -15,7 +15,7 @@ $w bench lookup --structure btree --keys 100M --lookups 1M --threads 1,2 \
   --variants naive,gp,amac,coro,coro-task,auto --group 8,16,24,32,48 --repeat 3 --quiet \
   --plot docs/results/btree-100M.png > $out/btree-100M.jsonl
 $w bench lookup --structure binary-search --keys 256Ki --lookups 4M --threads 1 \
-  --variants naive,coro-sequential,auto --group 16 --repeat 5 --quiet --ceiling-bytes 0 > $out/binary-search-1MiB.jsonl
+  --variants naive,coro-sequential,auto --repeat 5 --quiet --ceiling-bytes 0 > $out/binary-search-1MiB.jsonl
 $w bench lookup --structure binary-search-str --keys 64Mi --lookups 1M --threads 1 \
   --variants naive,gp,amac,coro,coro-task,auto --group 8,16,32,48 --repeat 3 --quiet > $out/binary-search-str-1GiB.jsonl
 $w bench model --structure binary-search --keys 512Mi --lookups 500K --repeat 3 --quiet \

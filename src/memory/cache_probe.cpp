@@ -520,17 +520,25 @@ cache_sizes decide_caches(const os_cache_sizes& os, const cache_boundaries* prob
   pick(given.llc_bytes, os.llc_bytes, sizes.probe_llc_bytes, 8 * MiB, sizes.llc_bytes, sizes.llc_source);
   if (sizes.l1d_bytes > sizes.llc_bytes) {
     // An override that contradicts the other figure is the user's mistake:
-    // say so. Two figures from the machine that contradict each other (a
-    // probe's step below the OS's L1d) leave no cache past L1 to plan with.
+    // say so. Figures from the machine that contradict each other (a
+    // probe's step below the OS's L1d) fall back to the OS's last cache
+    // where it is no smaller than L1d, else to no cache past L1.
     if (sizes.l1d_source == source::override || sizes.llc_source == source::override) {
       const bool l1d_given = sizes.l1d_source == source::override;
       throw std::invalid_argument(
           std::string(cache_override_variable) + ": " + (l1d_given ? "l1d" : "llc") + " of " +
           std::to_string(l1d_given ? sizes.l1d_bytes : sizes.llc_bytes) + " bytes is " +
-          (l1d_given ? "larger than this machine's llc of " : "smaller than this machine's l1d of ") +
-          std::to_string(l1d_given ? sizes.llc_bytes : sizes.l1d_bytes) + " bytes; give both");
+          (l1d_given ? "larger than the llc of " : "smaller than the l1d of ") +
+          std::to_string(l1d_given ? sizes.llc_bytes : sizes.l1d_bytes) + " bytes (from the " +
+          source_name(l1d_given ? sizes.llc_source : sizes.l1d_source) + "); give both");
     }
-    sizes.llc_bytes = sizes.l1d_bytes;
+    if (os.llc_bytes >= sizes.l1d_bytes) {
+      sizes.llc_bytes = os.llc_bytes;
+      sizes.llc_source = source::os;
+    } else {
+      sizes.llc_bytes = sizes.l1d_bytes;
+      sizes.llc_source = sizes.l1d_source;
+    }
   }
   return sizes;
 }

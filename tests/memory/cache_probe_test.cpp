@@ -305,8 +305,8 @@ TEST(decide_caches, an_override_below_the_other_figure_is_refused) {
       EXPECT_EQ(what.find('\n'), std::string::npos) << what;
     }
   };
-  refused({0, 16 * KiB}, "llc of 16384 bytes is smaller than this machine's l1d of 49152");
-  refused({64 * MiB, 0}, "l1d of 67108864 bytes is larger than this machine's llc of 2097152");  // the probe's
+  refused({0, 16 * KiB}, "llc of 16384 bytes is smaller than the l1d of 49152 bytes (from the os)");
+  refused({64 * MiB, 0}, "l1d of 67108864 bytes is larger than the llc of 2097152 bytes (from the probe)");
   // Equal is allowed: no cache past L1.
   EXPECT_EQ(decide_caches({48 * KiB, 32 * MiB}, &probe, {0, 48 * KiB}, cache_sizes::probe_state::measured)
                 .llc_bytes,
@@ -314,11 +314,16 @@ TEST(decide_caches, an_override_below_the_other_figure_is_refused) {
 }
 
 TEST(decide_caches, machine_figures_that_disagree_leave_llc_no_smaller_than_l1d) {
-  // No OS llc and a probe whose last cache is below the OS's L1d.
+  // A probe whose last cache is below the OS's L1d: the OS's last cache.
   const cache_boundaries probe{0, 32 * KiB, true};
-  const cache_sizes sizes = decide_caches({48 * KiB, 0}, &probe, {}, cache_sizes::probe_state::cached);
+  cache_sizes sizes = decide_caches({48 * KiB, 32 * MiB}, &probe, {}, cache_sizes::probe_state::cached);
   EXPECT_EQ(sizes.l1d_bytes, 48 * KiB);
+  EXPECT_EQ(sizes.llc_bytes, 32 * MiB);
+  EXPECT_EQ(sizes.llc_source, cache_sizes::source::os);
+  // No OS llc either: no cache past L1, said to come from where L1d did.
+  sizes = decide_caches({48 * KiB, 0}, &probe, {}, cache_sizes::probe_state::cached);
   EXPECT_EQ(sizes.llc_bytes, 48 * KiB);
+  EXPECT_EQ(sizes.llc_source, cache_sizes::source::os);
 }
 
 TEST(describe, says_which_sizes_and_where_they_came_from) {
