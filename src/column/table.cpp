@@ -177,8 +177,9 @@ std::size_t table::bytes() const noexcept {
 table_column& table::add_column(std::string name, column_type type) {
   if (rows_ > 0) throw std::logic_error("columns are added before the first row");
   if (columns_.size() >= max_columns) throw std::invalid_argument("a table has at most 100000 columns");
-  if (!index_.emplace(name, columns_.size()).second)
-    throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
+  if (index_.contains(name)) throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
+  // The column is made (a bad type throws here) before its name is taken:
+  // a refused column leaves no name behind.
   const unsigned length = type.kind == type_kind::varchar ? type.length : 255;
   any_column data = [&]() -> any_column {
     switch (type.kind) {
@@ -187,6 +188,8 @@ table_column& table::add_column(std::string name, column_type type) {
       default: return basic_column<std::int64_t>(length);
     }
   }();
+  columns_.reserve(columns_.size() + 1);
+  index_.emplace(name, columns_.size());
   columns_.push_back(table_column{std::move(name), type, std::move(data)});
   return columns_.back();
 }
@@ -223,6 +226,9 @@ void table::merge() {
 }
 
 std::vector<value> table::row(std::size_t r) const {
+  if (r >= rows()) {
+    throw std::out_of_range("row " + std::to_string(r) + " of a table of " + std::to_string(rows()) + " rows");
+  }
   std::vector<value> out;
   for (const auto& c : columns_) {
     out.push_back(std::visit([&](const auto& col) { return to_value(c.type, col.at(r)); }, c.data));

@@ -60,22 +60,30 @@ table& engine::add_table(std::string name, key_kind keys, std::size_t expected_r
   const auto id = static_cast<std::uint32_t>(tables_.size());
   tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records, id,
                                             directory_ != nullptr, inline_value_bytes));
+  tables_.back()->owner_ = this;
   return *tables_.back();
 }
 
 table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records,
                             std::size_t inline_value_bytes) {
   std::lock_guard<std::mutex> g(tables_mutex_);
-  if (directory_ != nullptr) {
-    for (const auto& t : tables_) {
-      if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
-    }
-    table::checked_inline_bytes(name, inline_value_bytes);
-    // In the catalog before any log record can name it.
-    directory_->add_table({static_cast<std::uint32_t>(tables_.size()), name, keys == key_kind::bytes,
-                           static_cast<std::uint32_t>(inline_value_bytes)});
+  if (directory_ == nullptr) return add_table(std::move(name), keys, expected_records, inline_value_bytes);
+  for (const auto& t : tables_) {
+    if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
   }
-  return add_table(std::move(name), keys, expected_records, inline_value_bytes);
+  table::checked_inline_bytes(name, inline_value_bytes);
+  // The table is made first (it reserves address space, which can run
+  // out), then named in the catalog, then made visible: a catalog that
+  // names a table no process could make would leave the directory
+  // unopenable, and a table no transaction can reach yet cannot be named in
+  // the log before the catalog names it.
+  const auto id = static_cast<std::uint32_t>(tables_.size());
+  tables_.reserve(tables_.size() + 1);  // nothing to throw once the catalog names it
+  auto t = std::make_unique<table>(name, keys, expected_records, id, true, inline_value_bytes);
+  t->owner_ = this;
+  directory_->add_table({id, name, keys == key_kind::bytes, static_cast<std::uint32_t>(inline_value_bytes)});
+  tables_.push_back(std::move(t));
+  return *tables_.back();
 }
 
 table* engine::find_table(std::string_view name) {

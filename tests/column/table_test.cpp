@@ -139,6 +139,24 @@ TEST(table, every_varchar_row_matches_in_main_and_in_delta) {
   }
 }
 
+TEST(table, a_refused_column_leaves_no_name_behind) {
+  table t;
+  EXPECT_THROW(t.add_column("v", column_type{type_kind::varchar, 0, 0, 0}), std::invalid_argument);
+  t.add_column("v", column_type::varchar(4));
+  t.add_column("n", column_type::integer());
+  EXPECT_EQ(t.column("v").name, "v");
+  EXPECT_EQ(t.column("n").name, "n");
+}
+
+TEST(table, a_row_past_the_last_is_out_of_range) {
+  table t;
+  t.add_column("a", column_type::integer());
+  t.insert(std::vector<value>{std::int32_t{7}});
+  EXPECT_EQ(t.row(0).size(), 1u);
+  EXPECT_THROW(t.row(1), std::out_of_range);
+  EXPECT_THROW(t.row(~std::size_t{0}), std::out_of_range);
+}
+
 TEST(table, rejects_values_that_do_not_fit_and_inserts_nothing) {
   table t;
   t.add_column("id", column_type::integer());

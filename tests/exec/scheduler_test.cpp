@@ -33,6 +33,29 @@ TEST(schedulers, every_mode_delivers_each_result_once) {
   }, expected);
 }
 
+TEST(schedulers, refuse_a_range_whose_first_is_past_its_last) {
+  std::vector<int> data(16, 1);
+  std::size_t calls = 0;
+  const auto sink = [&](std::size_t, int) { ++calls; };
+  const auto make = [&](auto policy, std::size_t i) -> task<int> {
+    co_return co_await weave::load<decltype(policy)>(data[i % 16]);
+  };
+  auto streamed_loads = weave::streamed(
+      [&](auto policy, auto requests) -> typename decltype(requests)::task_type {
+        while (requests.next()) requests.deliver(co_await weave::load<decltype(policy)>(data[requests.argument() % 16]));
+        co_return requests.finish();
+      },
+      [](std::size_t i) { return i; });
+  EXPECT_THROW(sequential_scheduler{}.run(5, 2, make, sink), std::invalid_argument);
+  EXPECT_THROW(sequential_scheduler{}.run(5, 2, streamed_loads, sink), std::invalid_argument);
+  EXPECT_THROW(interleaved_scheduler{4}.run(5, 2, streamed_loads, sink), std::invalid_argument);
+  EXPECT_THROW(batched_scheduler{4}.run(5, 2, make, sink), std::invalid_argument);
+  EXPECT_THROW(adaptive_scheduler{}.run(5, 2, make, sink), std::invalid_argument);
+  EXPECT_EQ(calls, 0u);
+  EXPECT_EQ(sequential_scheduler{}.run(3, 3, streamed_loads, sink).requests, 0u);
+  EXPECT_EQ(calls, 0u);
+}
+
 TEST(schedulers, count_suspensions_only_under_the_interleaved_policy) {
   const std::vector<int> data(8, 1);
   auto make = [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i); };

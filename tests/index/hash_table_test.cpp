@@ -53,6 +53,15 @@ TEST(hash_table, find_matches_unordered_map_in_every_mode) {
   }
 }
 
+TEST(hash_table, refuses_sizes_its_32_bit_indexes_cannot_name) {
+  EXPECT_THROW(hash_table(std::size_t{1} << 63), std::length_error);
+  EXPECT_THROW(hash_table(~std::size_t{0}), std::length_error);
+  EXPECT_THROW(hash_table(10, 1e-300), std::length_error);
+  EXPECT_THROW(hash_table(10, 0.0), std::invalid_argument);
+  EXPECT_THROW(hash_table(10, -1.0), std::invalid_argument);
+  EXPECT_EQ(hash_table(0).bucket_count(), 1u);
+}
+
 TEST(hash_table, long_chains_are_followed_to_the_end) {
   // One bucket for 64 keys: every probe walks the overflow chain.
   hash_table table(64, 64.0);

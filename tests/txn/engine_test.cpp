@@ -194,6 +194,37 @@ TEST(transactions, refuse_keys_of_the_other_kind) {
   EXPECT_EQ(t.commit(), commit_status::committed);
 }
 
+TEST(transactions, refuse_another_engines_tables_and_values_past_the_limit) {
+  engine db, other;
+  table& mine = db.create_table("t");
+  table& theirs = other.create_table("t");
+  transaction t = db.begin();
+  // Another engine's versions carry its clock's stamps, and its log and
+  // catalog would not name the table.
+  EXPECT_THROW(sync_wait(t.insert<P>(theirs, 1, "x")), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.put<P>(theirs, 1, "x")), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.remove<P>(theirs, 1)), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.get<P>(theirs, 1)), std::invalid_argument);
+  std::vector<std::pair<std::uint64_t, std::string_view>> out;
+  EXPECT_THROW(sync_wait(t.scan<P>(theirs, 0, 10, out)), std::invalid_argument);
+  // A value past the limit is refused before anything is written; a length
+  // is all the check reads.
+  const std::string_view too_long("", table::max_value_bytes + 1);
+  EXPECT_THROW(sync_wait(t.insert<P>(mine, 1, too_long)), std::length_error);
+  EXPECT_EQ(sync_wait(t.insert<P>(mine, 1, "x")), status::ok);
+  EXPECT_THROW(sync_wait(t.put<P>(mine, 1, too_long)), std::length_error);
+  EXPECT_EQ(t.commit(), commit_status::committed);
+  transaction r = db.begin();
+  EXPECT_EQ(sync_wait(r.get<P>(mine, 1)).value_or("?"), "x");
+  EXPECT_EQ(r.commit(), commit_status::committed);
+  transaction o = other.begin();
+  EXPECT_FALSE(sync_wait(o.get<P>(theirs, 1)).has_value());
+  EXPECT_EQ(o.commit(), commit_status::committed);
+  // Nothing to wait for without a log.
+  EXPECT_EQ(db.acknowledgement(7), commit_status::committed);
+  EXPECT_EQ(db.wait_acknowledgement(7), commit_status::committed);
+}
+
 // Records x (key 1) and y (key 2), under each isolation level.
 struct anomalies : ::testing::TestWithParam<isolation> {
   engine db{GetParam()};

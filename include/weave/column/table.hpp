@@ -46,6 +46,7 @@ class table {
   // the first column).
   void set_column_data(std::size_t i, any_column data);
   // The values of `row`, read without suspending (for oracles and tests).
+  // Throws std::out_of_range past the last row.
   std::vector<value> row(std::size_t r) const;
 
  private:

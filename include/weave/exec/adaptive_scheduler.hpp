@@ -90,6 +90,7 @@ class adaptive_scheduler {
 
   template <class Make, class Sink>
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
+    detail::check_range(first, last);
     run_stats total;
     std::size_t pos = first;
     // A run that holds several windows gets them in proportion, so that a

@@ -42,6 +42,7 @@ class latency_target_scheduler {
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) {
     static_assert(!detail::is_streamed<std::remove_cvref_t<Make>>,
                   "a streamed operation has no per-request task to time: give one task per request");
+    detail::check_range(first, last);
     using clock = std::chrono::steady_clock;
     run_stats total;
     std::size_t base = first;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <stdexcept>
 
 namespace weave {
 
@@ -14,5 +15,15 @@ struct run_stats {
     return *this;
   }
 };
+
+namespace detail {
+
+// A scheduler runs the requests [first, last): first past last is a
+// caller's mistake, not an empty run (it would count toward 2^64).
+inline void check_range(std::size_t first, std::size_t last) {
+  if (first > last) throw std::invalid_argument("a scheduler runs requests [first, last): first is past last");
+}
+
+}  // namespace detail
 
 }  // namespace weave

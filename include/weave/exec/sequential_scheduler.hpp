@@ -21,6 +21,7 @@ class basic_sequential_scheduler {
  public:
   template <class Make, class Sink>
   run_stats run(std::size_t first, std::size_t last, Make&& make, Sink&& sink) const {
+    detail::check_range(first, last);
     run_stats stats;
     if constexpr (detail::is_streamed<std::remove_cvref_t<Make>>) {
       // One task of the operation runs every request, in its own loop.

@@ -15,6 +15,7 @@
 //
 // Keys are unique: inserting a present key leaves the table as it was.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -47,8 +48,12 @@ class hash_table {
   // Room for `capacity` keys at `load_factor` keys per bucket.
   explicit hash_table(std::size_t capacity, double load_factor = 1.0) {
     if (!(load_factor > 0)) throw std::invalid_argument("load factor must be positive");
-    buckets_ = static_cast<std::size_t>(std::ceil(static_cast<double>(capacity) / load_factor));
-    if (buckets_ == 0) buckets_ = 1;
+    // Entries are named by 32-bit indexes: checked in floating point before
+    // any conversion or sum can overflow.
+    const double buckets = std::ceil(static_cast<double>(capacity) / load_factor);
+    if (!(buckets + static_cast<double>(capacity) < static_cast<double>(empty)))
+      throw std::length_error("hash table too large");
+    buckets_ = std::max<std::size_t>(static_cast<std::size_t>(buckets), 1);
     if (buckets_ + capacity >= empty) throw std::length_error("hash table too large");
     entries_ = huge_buffer<entry>(buckets_ + capacity);
     for (std::size_t b = 0; b < buckets_; ++b) entries_[b].next = empty;

@@ -135,13 +135,14 @@ class engine {
   // A deferred commit's acknowledgement (transaction::commit_deferred):
   // committed once `durable_at` is durable, log_failure if the log failed
   // first, nothing while neither has happened. wait_acknowledgement waits.
+  // An engine without a log has nothing to wait for.
   std::optional<commit_status> acknowledgement(std::uint64_t durable_at) const noexcept {
-    if (durable_at == 0 || log_->durable(durable_at)) return commit_status::committed;
+    if (durable_at == 0 || log_ == nullptr || log_->durable(durable_at)) return commit_status::committed;
     if (log_->failed()) return commit_status::log_failure;
     return std::nullopt;
   }
   commit_status wait_acknowledgement(std::uint64_t durable_at) {
-    if (durable_at == 0) return commit_status::committed;
+    if (durable_at == 0 || log_ == nullptr) return commit_status::committed;
     return log_->wait_durable(durable_at) ? commit_status::committed : commit_status::log_failure;
   }
   const recovery_report& recovery() const noexcept { return recovery_; }

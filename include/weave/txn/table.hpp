@@ -54,6 +54,9 @@ class table {
   static constexpr std::size_t max_records = std::size_t{1} << 32;
   // The longest value a slot can hold (slots of 1 KiB).
   static constexpr std::size_t max_inline_value_bytes = 1024 - sizeof(version*) - sizeof(version);
+  // The longest value a record holds: a committed transaction's log record
+  // must fit in one log group (durability/log_format.hpp), key and all.
+  static constexpr std::size_t max_value_bytes = (std::size_t{1} << 30) - 4096;
 
   // `expected_records` only makes that many slots usable up front. A table
   // of a durable engine has an id (its number in the catalog) and keeps each
@@ -165,6 +168,10 @@ class table {
   // The size of the values last written, as a guess for prefetching. Only
   // a change is stored, so writers of same-sized rows share the line.
   std::size_t usual_value_bytes() const noexcept { return usual_value_bytes_.load(std::memory_order_relaxed); }
+  // The engine that made the table: a transaction writes only to its own
+  // engine's tables (the clock, the log and the catalog are the engine's).
+  const void* owner() const noexcept { return owner_; }
+
   void note_value_bytes(std::size_t bytes) noexcept {
     const auto b = static_cast<std::uint32_t>(std::min<std::size_t>(bytes, 4096));
     if (usual_value_bytes_.load(std::memory_order_relaxed) != b) usual_value_bytes_.store(b, std::memory_order_relaxed);
@@ -244,6 +251,8 @@ class table {
   }
 
  private:
+  friend class engine;
+  const void* owner_ = nullptr;
   // Out of index_of, which then stays small enough to inline into each read.
   [[gnu::cold, gnu::noinline]] void grow(oid_t oid) {
     // A failed allocation leaves the counter past the usable slots: records()

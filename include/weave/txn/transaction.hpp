@@ -17,7 +17,10 @@
 //
 // Operations are coroutines under an execution policy, so that a scheduler
 // can interleave whole transactions: each suspends before the index nodes,
-// the indirection slot and the versions it reads.
+// the indirection slot and the versions it reads. An operation on a table
+// of another engine throws std::invalid_argument; a byte-string key longer
+// than byte_key::capacity, or a value longer than table::max_value_bytes,
+// throws std::length_error.
 
 #include <algorithm>
 #include <atomic>
@@ -121,6 +124,7 @@ class transaction {
       throw std::invalid_argument("put: the record was found in table '" +
                                   (r.in != nullptr ? r.in->name() : std::string("?")) + "', not '" +
                                   t.name() + "'");
+    check_write(t, value);
     if (state_ != state::active) return status::conflict;
     const version* head = t.head(r.oid).load(std::memory_order_acquire);
     if (head != nullptr && head->tombstone && sees(head->stamp.load(std::memory_order_acquire))) {
@@ -172,6 +176,7 @@ class transaction {
   }
   template <execution_policy Policy>
   task<status> put_record(table& t, oid_t oid, std::string_view value) {
+    check_write(t, value);
     if (state_ != state::active) co_return status::conflict;
     const version* current = co_await visible<Policy>(t, oid);
     if (current == nullptr || current->tombstone) co_return status::not_found;
@@ -344,6 +349,7 @@ class transaction {
   template <execution_policy Policy, bool WithId, class Key>
   task<std::optional<std::conditional_t<WithId, found_record, std::string_view>>> read_in(
       const table& t, const basic_olc_btree<Key>& index, Key key) {
+    check_table(t);
     typename basic_olc_btree<Key>::descent d(index, key, Policy{});
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
     if (!d.value()) {
@@ -364,6 +370,7 @@ class transaction {
   // put and remove (a tombstone).
   template <execution_policy Policy, class Key>
   task<status> put_in(table& t, const basic_olc_btree<Key>& index, Key key, std::string_view value, bool tombstone) {
+    check_write(t, value);
     if (state_ != state::active) co_return status::conflict;
     typename basic_olc_btree<Key>::descent d(index, key, Policy{});
     while (const auto* next = d.step()) co_await prefetch<Policy>(*next, d.cold());
@@ -379,6 +386,7 @@ class transaction {
 
   template <execution_policy Policy, class Key>
   task<status> insert_in(table& t, basic_olc_btree<Key>& index, Key key, std::string_view value) {
+    check_write(t, value);
     if (state_ != state::active) co_return status::conflict;
     t.note_value_bytes(value.size());
     // A version made in the pool, made before the leaf is locked; one made
@@ -416,6 +424,7 @@ class transaction {
   template <execution_policy Policy, class Traits, class Key>
   task<void> scan_in(const table& t, const basic_olc_btree<Key>& index, Key from, Key to, std::size_t limit,
                      std::vector<std::pair<typename Traits::scan_key, std::string_view>>& out) {
+    check_table(t);
     // The index's entries (up to the records still wanted), in a vector a
     // scan before this one grew: a scan per transaction (TPC-C's by-name
     // and order-line reads) otherwise mallocs as the vector grows. One
@@ -452,9 +461,27 @@ class transaction {
   // The version of record `oid` this transaction sees, or null.
   template <execution_policy Policy>
   task<const version*> visible(const table& t, oid_t oid) {
+    check_table(t);
     chain_cursor c(t, oid, Policy{});
     while (const void* next = c.step(*this)) co_await prefetch<Policy>(next, c.bytes(), !t.cached());
     co_return c.found();
+  }
+
+  // A transaction reads and writes its own engine's tables only: another's
+  // versions carry another clock's stamps. Throws std::invalid_argument.
+  void check_table(const table& t) const {
+    if (t.owner() != engine_) [[unlikely]]
+      throw std::invalid_argument("table '" + t.name() + "' belongs to another engine than this transaction");
+  }
+
+  // Throws for a write no engine could keep: to another engine's table
+  // (std::invalid_argument), or of a value past table::max_value_bytes
+  // (std::length_error).
+  void check_write(const table& t, std::string_view value) const {
+    check_table(t);
+    if (value.size() > table::max_value_bytes) [[unlikely]]
+      throw std::length_error("a value of " + std::to_string(value.size()) + " bytes; a record holds at most " +
+                              std::to_string(table::max_value_bytes));
   }
 
   // Puts a new pending version at the head of `oid`'s chain, if the head is

@@ -347,6 +347,7 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
 template <class Policy, class Make, class Sink>
 run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_t last,
                    Make& make, Sink& sink) {
+  check_range(first, last);
   run_stats stats;
   stats.requests = last - first;
   if constexpr (is_streamed<std::remove_const_t<Make>>) {
