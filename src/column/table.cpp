@@ -188,9 +188,13 @@ table_column& table::add_column(std::string name, column_type type) {
       default: return basic_column<std::int64_t>(length);
     }
   }();
-  columns_.reserve(columns_.size() + 1);
-  index_.emplace(name, columns_.size());
-  columns_.push_back(table_column{std::move(name), type, std::move(data)});
+  columns_.push_back(table_column{name, type, std::move(data)});
+  try {
+    index_.emplace(std::move(name), columns_.size() - 1);
+  } catch (...) {
+    columns_.pop_back();
+    throw;
+  }
   return columns_.back();
 }
 

@@ -78,7 +78,8 @@ table& engine::create_table(std::string name, key_kind keys, std::size_t expecte
   // unopenable, and a table no transaction can reach yet cannot be named in
   // the log before the catalog names it.
   const auto id = static_cast<std::uint32_t>(tables_.size());
-  tables_.reserve(tables_.size() + 1);  // nothing to throw once the catalog names it
+  // Nothing may throw once the catalog names it (room made geometrically).
+  if (tables_.size() == tables_.capacity()) tables_.reserve(std::max<std::size_t>(8, 2 * tables_.size()));
   auto t = std::make_unique<table>(name, keys, expected_records, id, true, inline_value_bytes);
   t->owner_ = this;
   directory_->add_table({id, name, keys == key_kind::bytes, static_cast<std::uint32_t>(inline_value_bytes)});
