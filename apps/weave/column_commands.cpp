@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bench/column/column_bench.hpp"
@@ -88,28 +89,31 @@ void check_distinct(const std::vector<column::column_type>& types, const std::ve
   }
 }
 
-// One key=value of --generate into `r`.
-void parse_recipe_item(column::table_recipe& r, const std::string& key, const std::string& val, bool& distinct_given) {
-  if (key == "rows") {
-    r.rows = parse_size(val);
-  } else if (key == "columns") {
-    r.columns = parse_size(val);
-  } else if (key == "types") {
-    r.types = parse_type_list(val, '+');
-  } else if (key == "distinct") {
-    r.distinct = parse_size(val);
-    distinct_given = true;
-  } else if (key == "fragment") {
-    r.fragment = parse_fragment(val);
-  } else if (key == "seed") {
-    r.seed = parse_size(val);
-  }
-}
+// What --generate has read so far.
+struct recipe_parse {
+  column::table_recipe r;
+  bool distinct_given = false;
+};
+
+// The keys of --generate and what each sets: the one list that parsing and
+// the unknown-key message read.
+using recipe_setter = void (*)(recipe_parse&, const std::string&);
+constexpr std::pair<std::string_view, recipe_setter> recipe_keys[] = {
+    {"rows", [](recipe_parse& p, const std::string& v) { p.r.rows = parse_size(v); }},
+    {"columns", [](recipe_parse& p, const std::string& v) { p.r.columns = parse_size(v); }},
+    {"types", [](recipe_parse& p, const std::string& v) { p.r.types = parse_type_list(v, '+'); }},
+    {"distinct",
+     [](recipe_parse& p, const std::string& v) {
+       p.r.distinct = parse_size(v);
+       p.distinct_given = true;
+     }},
+    {"fragment", [](recipe_parse& p, const std::string& v) { p.r.fragment = parse_fragment(v); }},
+    {"seed", [](recipe_parse& p, const std::string& v) { p.r.seed = parse_size(v); }},
+};
 
 // --generate rows=1M,columns=4,types=int+decimal+varchar,distinct=1000,fragment=main,seed=42
 column::table_recipe parse_recipe(const std::string& spec) {
-  column::table_recipe r;
-  bool distinct_given = false;
+  recipe_parse parsed;
   std::vector<std::string> seen;
   for (const auto& item : split_outside_parentheses(spec, ',')) {
     const std::size_t eq = item.find('=');
@@ -118,17 +122,21 @@ column::table_recipe parse_recipe(const std::string& spec) {
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       throw std::invalid_argument(fmt::format("--generate gives '{}' twice", key));
     seen.push_back(key);
-    static constexpr std::string_view keys[] = {"rows", "columns", "types", "distinct", "fragment", "seed"};
-    if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys)) {
-      throw std::invalid_argument(
-          fmt::format("unknown key '{}' in --generate (rows, columns, types, distinct, fragment, seed)", key));
+    const auto* known = std::find_if(std::begin(recipe_keys), std::end(recipe_keys),
+                                     [&](const auto& k) { return k.first == key; });
+    if (known == std::end(recipe_keys)) {
+      std::string names;
+      for (const auto& k : recipe_keys) names += fmt::format("{}{}", names.empty() ? "" : ", ", k.first);
+      throw std::invalid_argument(fmt::format("unknown key '{}' in --generate ({})", key, names));
     }
     try {
-      parse_recipe_item(r, key, val, distinct_given);
+      known->second(parsed, val);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("--generate {}={}: {}", key, val, e.what()));
     }
   }
+  column::table_recipe& r = parsed.r;
+  const bool distinct_given = parsed.distinct_given;
   if (!distinct_given) {
     if (r.rows > (std::size_t{1} << 32)) {
       throw std::invalid_argument(
@@ -459,9 +467,10 @@ void add_column_commands(CLI::App& bench_app, CLI::App& query_app, command_table
     }
     const auto sweep = rc->distinct == "rows" ? std::vector<std::size_t>{o.recipe.rows} : parse_sizes(rc->distinct);
     if (rc->distinct != "rows") check_distinct(o.recipe.types, sweep);  // 'rows': as many as each type holds
-    // The rows to reconstruct, and one row's values.
+    // The rows to reconstruct, one row's values, and the buffer that clears the caches between runs.
     const std::size_t query_bytes =
-        saturating_add(saturating_mul(o.queries, sizeof(std::size_t)), saturating_mul(o.recipe.columns, 64));
+        saturating_add(saturating_add(saturating_mul(o.queries, sizeof(std::size_t)), saturating_mul(o.recipe.columns, 64)),
+                       bench::cache_eviction_bytes());
     run_sweep(o, sweep, rc->plot, query_bytes, [](const auto& opts, const column::table& t) {
       return bench::run_reconstruct_bench(opts, t);
     });

@@ -23,12 +23,6 @@ std::uint64_t mix(std::uint64_t x) noexcept {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
-std::uint64_t pow10(unsigned n) noexcept {
-  std::uint64_t p = 1;
-  for (unsigned i = 0; i < n; ++i) p *= 10;
-  return p;
-}
-
 std::size_t distinct_for(const column_type& type, std::size_t distinct) {
   return std::max<std::size_t>(1, std::min(distinct, generated_capacity(type)));
 }
@@ -59,7 +53,7 @@ T stored_value(const column_type& type, std::size_t d, std::size_t i, std::uint6
   } else if constexpr (std::is_same_v<T, std::int32_t>) {
     return static_cast<std::int32_t>(spread(std::numeric_limits<std::int32_t>::min(), std::uint64_t{1} << 32, d, i, h));
   } else if (type.kind == type_kind::decimal) {
-    const std::uint64_t top = pow10(type.precision) - 1;
+    const auto top = static_cast<std::uint64_t>(pow10(type.precision)) - 1;
     return spread(-static_cast<std::int64_t>(top), 2 * top + 1, d, i, h);
   } else {
     return spread(-(std::int64_t{1} << 61), std::uint64_t{1} << 62, d, i, h);
@@ -145,7 +139,7 @@ std::size_t generated_capacity(const column_type& type) {
     case type_kind::bigint:
       return std::size_t{1} << 62;
     case type_kind::decimal:
-      return 2 * pow10(type.precision) - 1;
+      return 2 * static_cast<std::size_t>(pow10(type.precision)) - 1;
     case type_kind::varchar: {
       std::size_t c = 1;
       for (unsigned i = 0; i < type.length && c < (std::size_t{1} << 40); ++i) c *= 26;
@@ -175,11 +169,12 @@ std::size_t table::bytes() const noexcept {
 }
 
 table_column& table::add_column(std::string name, column_type type) {
-  if (rows_ > 0) throw std::logic_error("columns are added before the first row");
+  if (filled_ > 0) throw std::logic_error("columns are added before the first row");
+  validate(type);
   if (columns_.size() >= max_columns) throw std::invalid_argument("a table has at most 100000 columns");
   if (index_.contains(name)) throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
-  // The column is made (a bad type throws here) before its name is taken:
-  // a refused column leaves no name behind.
+  // The column is made (which can run out of memory) before its name is
+  // taken: a refused column leaves no name behind.
   const unsigned length = type.kind == type_kind::varchar ? type.length : 255;
   any_column data = [&]() -> any_column {
     switch (type.kind) {
@@ -198,19 +193,48 @@ table_column& table::add_column(std::string name, column_type type) {
   return columns_.back();
 }
 
-void table::set_column_data(std::size_t i, any_column data) {
-  const std::size_t rows = std::visit([](const auto& c) { return c.rows(); }, data);
-  if (i == 0) {
-    rows_ = rows;
-  } else if (rows != rows_) {
-    throw std::invalid_argument("every column of a table has the same number of rows");
+namespace {
+std::size_t rows_of(const any_column& data) {
+  return std::visit([](const auto& c) { return c.rows(); }, data);
+}
+// The storage a column of type `t` holds, as add_column makes it.
+std::size_t storage_of(const column_type& t) {
+  switch (t.kind) {
+    case type_kind::integer: return 0;
+    case type_kind::varchar: return 2;
+    default: return 1;
   }
-  columns_.at(i).data = std::move(data);
+}
+}  // namespace
+
+void table::set_column_data(std::size_t i, any_column data) {
+  if (i >= columns_.size()) {
+    throw std::out_of_range(fmt::format("column {} of a table of {} columns", i, columns_.size()));
+  }
+  const table_column& column = columns_[i];
+  // Another storage would be read as this type's: a crash, not a value.
+  if (data.index() != storage_of(column.type)) {
+    throw std::invalid_argument(fmt::format("column '{}' is {}; the data given is stored as another type",
+                                            column.name, column.type.name()));
+  }
+  const std::size_t rows = rows_of(data);
+  const std::size_t others = filled_ - (rows_of(column.data) > 0 ? 1 : 0);  // other columns with rows
+  if (rows > 0 && others > 0 && rows != rows_) {
+    throw std::invalid_argument(fmt::format("column '{}' is given {} rows; the table's other columns hold {}",
+                                            column.name, rows, rows_));
+  }
+  columns_[i].data = std::move(data);
+  filled_ = others + (rows > 0 ? 1 : 0);
+  if (rows > 0) rows_ = rows;
+  if (filled_ == 0) rows_ = 0;
 }
 
 void table::insert(std::span<const value> row) {
   if (row.size() != columns_.size()) {
     throw std::invalid_argument(fmt::format("a row has {} values, the table {} columns", row.size(), columns_.size()));
+  }
+  if (filled_ != 0 && filled_ != columns_.size()) {
+    throw std::logic_error("a row is inserted once every column has its data");
   }
   // Check every value first, so that a bad one leaves no half-inserted row.
   for (std::size_t i = 0; i < row.size(); ++i) check_fits(columns_[i], row[i]);
@@ -223,6 +247,7 @@ void table::insert(std::span<const value> row) {
         columns_[i].data);
   }
   ++rows_;
+  filled_ = columns_.size();
 }
 
 void table::merge() {
@@ -245,7 +270,8 @@ void check_fits(const table_column& column, const value& v) {
   const bool ok = (t.kind == type_kind::integer && std::holds_alternative<std::int32_t>(v)) ||
                   (t.kind == type_kind::bigint && std::holds_alternative<std::int64_t>(v)) ||
                   (t.kind == type_kind::decimal && std::holds_alternative<decimal>(v) &&
-                   std::get<decimal>(v).scale == t.scale) ||
+                   std::get<decimal>(v).scale == t.scale && std::get<decimal>(v).units > -pow10(t.precision) &&
+                   std::get<decimal>(v).units < pow10(t.precision)) ||
                   (t.kind == type_kind::varchar && std::holds_alternative<std::string>(v) &&
                    std::get<std::string>(v).size() <= t.length);
   if (!ok) {

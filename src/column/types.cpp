@@ -44,16 +44,10 @@ std::string_view arguments(std::string_view text, std::string_view name) {
   return text.substr(1, text.size() - 2);
 }
 
-constexpr std::int64_t pow10(unsigned n) {
-  std::int64_t p = 1;
-  for (unsigned i = 0; i < n; ++i) p *= 10;
-  return p;
-}
-
 }  // namespace
 
 column_type column_type::decimal(unsigned precision, unsigned scale) {
-  if (precision < 1 || precision > 18) throw std::invalid_argument("DECIMAL precision must be 1..18");
+  if (precision < 1 || precision > max_decimal_digits) throw std::invalid_argument("DECIMAL precision must be 1..18");
   if (scale > precision) throw std::invalid_argument("DECIMAL scale must not exceed its precision");
   return {type_kind::decimal, precision, scale, 0};
 }
@@ -61,6 +55,16 @@ column_type column_type::decimal(unsigned precision, unsigned scale) {
 column_type column_type::varchar(unsigned length) {
   if (length < 1 || length > 255) throw std::invalid_argument("VARCHAR length must be 1..255");
   return {type_kind::varchar, 0, 0, length};
+}
+
+void validate(const column_type& type) {
+  switch (type.kind) {
+    case type_kind::integer:
+    case type_kind::bigint: return;
+    case type_kind::decimal: column_type::decimal(type.precision, type.scale); return;
+    case type_kind::varchar: column_type::varchar(type.length); return;
+  }
+  throw std::invalid_argument("unknown column type kind " + std::to_string(static_cast<int>(type.kind)));
 }
 
 column_type column_type::parse(std::string_view text) {
@@ -151,6 +155,7 @@ std::string format_value(const value& v) {
     std::string operator()(std::int64_t x) const { return fmt::format("{}", x); }
     std::string operator()(const decimal& d) const {
       if (d.scale == 0) return fmt::format("{}", d.units);
+      if (d.scale > max_decimal_digits) return fmt::format("{}e-{}", d.units, d.scale);  // no DECIMAL's value
       const std::int64_t p = pow10(d.scale);
       const std::uint64_t mag = d.units < 0 ? 0 - static_cast<std::uint64_t>(d.units) : static_cast<std::uint64_t>(d.units);
       return fmt::format("{}{}.{:0{}}", d.units < 0 ? "-" : "", mag / static_cast<std::uint64_t>(p),

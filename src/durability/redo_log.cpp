@@ -1,14 +1,36 @@
 #include "weave/durability/redo_log.hpp"
 
 #include <exception>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace weave::durability {
 
+void validate(const log_options& options) {
+  if (options.group_window.count() < 0) {
+    throw std::invalid_argument("a log's group window is not negative");
+  }
+  if (options.segment_bytes < log_options::min_segment_bytes) {
+    throw std::invalid_argument("a log segment of " + std::to_string(options.segment_bytes) +
+                                " bytes is smaller than the least, " +
+                                std::to_string(log_options::min_segment_bytes));
+  }
+}
+
+namespace {
+// The options, checked before the writer opens a segment.
+const log_options& validated(const log_options& options) {
+  validate(options);
+  return options;
+}
+}  // namespace
+
 redo_log::redo_log(const std::filesystem::path& directory, log_options options,
                    std::function<std::uint64_t()> completed, const log_scan* read)
-    : options_(options), completed_(std::move(completed)), writer_(directory, options.segment_bytes, read) {
+    : options_(validated(options)), completed_(std::move(completed)),
+      writer_(directory, options.segment_bytes, read) {
   // The restart group: logged transactions before it that no `through`
   // reached were never acknowledged and are discarded for good, before this
   // run's commits pass their timestamps.

@@ -44,6 +44,8 @@ std::unique_ptr<engine> engine::open(const fs::path& directory, engine_options o
   if (options.read_only && options.checkpoint_every.count() > 0) {
     throw std::invalid_argument("an engine opened read-only takes no checkpoints");
   }
+  if (options.checkpoint_every.count() < 0) throw std::invalid_argument("a checkpoint interval is not negative");
+  if (!options.read_only) durability::validate(options.log);  // before the directory is touched
   std::unique_ptr<engine> e(new engine(options.level, directory, options.read_only));
   e->recover(options);
   if (options.checkpoint_every.count() > 0) {
@@ -53,25 +55,14 @@ std::unique_ptr<engine> engine::open(const fs::path& directory, engine_options o
 }
 
 table& engine::add_table(std::string name, key_kind keys, std::size_t expected_records,
-                         std::size_t inline_value_bytes) {
+                         std::size_t inline_value_bytes, bool name_in_catalog) {
+  // The catalog keeps a name on one line; an in-memory engine takes the same names.
+  if (name.empty() || name.find('\n') != std::string::npos) {
+    throw std::invalid_argument("a table name is not empty and has no line break");
+  }
   for (const auto& t : tables_) {
     if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
   }
-  const auto id = static_cast<std::uint32_t>(tables_.size());
-  tables_.push_back(std::make_unique<table>(std::move(name), keys, expected_records, id,
-                                            directory_ != nullptr, inline_value_bytes));
-  tables_.back()->owner_ = this;
-  return *tables_.back();
-}
-
-table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records,
-                            std::size_t inline_value_bytes) {
-  std::lock_guard<std::mutex> g(tables_mutex_);
-  if (directory_ == nullptr) return add_table(std::move(name), keys, expected_records, inline_value_bytes);
-  for (const auto& t : tables_) {
-    if (t->name() == name) throw std::invalid_argument("table '" + name + "' exists");
-  }
-  table::checked_inline_bytes(name, inline_value_bytes);
   // The table is made first (it reserves address space, which can run
   // out), then named in the catalog, then made visible: a catalog that
   // names a table no process could make would leave the directory
@@ -80,11 +71,20 @@ table& engine::create_table(std::string name, key_kind keys, std::size_t expecte
   const auto id = static_cast<std::uint32_t>(tables_.size());
   // Nothing may throw once the catalog names it (room made geometrically).
   if (tables_.size() == tables_.capacity()) tables_.reserve(std::max<std::size_t>(8, 2 * tables_.size()));
-  auto t = std::make_unique<table>(name, keys, expected_records, id, true, inline_value_bytes);
+  auto t = std::make_unique<table>(std::move(name), keys, expected_records, id, directory_ != nullptr,
+                                   inline_value_bytes);
   t->owner_ = this;
-  directory_->add_table({id, name, keys == key_kind::bytes, static_cast<std::uint32_t>(inline_value_bytes)});
+  if (name_in_catalog) {
+    directory_->add_table({id, t->name(), keys == key_kind::bytes, static_cast<std::uint32_t>(inline_value_bytes)});
+  }
   tables_.push_back(std::move(t));
   return *tables_.back();
+}
+
+table& engine::create_table(std::string name, key_kind keys, std::size_t expected_records,
+                            std::size_t inline_value_bytes) {
+  std::lock_guard<std::mutex> g(tables_mutex_);
+  return add_table(std::move(name), keys, expected_records, inline_value_bytes, directory_ != nullptr);
 }
 
 table* engine::find_table(std::string_view name) {

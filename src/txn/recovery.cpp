@@ -548,7 +548,7 @@ void engine::recover(const engine_options& options) {
           "{}: the catalog's table '{}' keeps values of up to {} bytes in its slots, more than {}",
           dir.string(), c.name, c.inline_value_bytes, table::max_inline_value_bytes));
     }
-    add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0, c.inline_value_bytes);
+    add_table(c.name, c.byte_keys ? key_kind::bytes : key_kind::integer, 0, c.inline_value_bytes, false);
   }
   // Reads only tables_, which no longer changes, and the tables' names and kinds.
   const auto table_of = [&](std::uint32_t id) -> table& {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -148,6 +149,49 @@ TEST(table, a_refused_column_leaves_no_name_behind) {
   EXPECT_EQ(t.column("n").name, "n");
 }
 
+TEST(table, column_data_of_another_type_or_row_count_is_refused) {
+  const auto ints = [](std::size_t rows) {
+    basic_column<std::int32_t> c;
+    for (std::size_t r = 0; r < rows; ++r) c.insert(static_cast<std::int32_t>(r));
+    return any_column(std::move(c));
+  };
+  table t;
+  t.add_column("a", column_type::integer());
+  t.add_column("b", column_type::integer());
+  t.add_column("s", column_type::varchar(4));
+  EXPECT_THROW(t.set_column_data(3, ints(3)), std::out_of_range);
+  EXPECT_THROW(t.set_column_data(2, ints(3)), std::invalid_argument);  // integers as VARCHAR
+  EXPECT_THROW(t.set_column_data(0, any_column(basic_column<std::int64_t>())), std::invalid_argument);
+  // Any column may come first; until every one has its rows the table has none.
+  t.set_column_data(1, ints(3));
+  EXPECT_EQ(t.rows(), 0u);
+  sequential_scheduler seq;
+  std::vector<value> got;
+  EXPECT_THROW(fetch_row(t, 0, seq, got), std::invalid_argument);
+  EXPECT_THROW(t.row(0), std::out_of_range);
+  const std::vector<value> row{std::int32_t{9}, std::int32_t{9}, std::string("z")};
+  EXPECT_THROW(t.insert(row), std::logic_error);
+  EXPECT_THROW(t.set_column_data(0, ints(2)), std::invalid_argument);
+  EXPECT_THROW(t.add_column("late", column_type::integer()), std::logic_error);
+  t.set_column_data(0, ints(3));
+  basic_column<std::string> text(4);
+  for (const char* v : {"x", "yy", "x"}) text.insert(v);
+  t.set_column_data(2, std::move(text));
+  ASSERT_EQ(t.rows(), 3u);
+  fetch_row(t, 1, seq, got);
+  EXPECT_EQ(got, (std::vector<value>{std::int32_t{1}, std::int32_t{1}, std::string("yy")}));
+  // A column replaced keeps the table's row count; one emptied takes its rows away.
+  EXPECT_THROW(t.set_column_data(1, ints(4)), std::invalid_argument);
+  t.set_column_data(1, ints(3));
+  EXPECT_EQ(t.rows(), 3u);
+  t.set_column_data(1, ints(0));
+  EXPECT_EQ(t.rows(), 0u);
+  t.set_column_data(1, ints(3));
+  t.insert(row);
+  EXPECT_EQ(t.rows(), 4u);
+  EXPECT_EQ(t.row(3), row);
+}
+
 TEST(table, a_row_past_the_last_is_out_of_range) {
   table t;
   t.add_column("a", column_type::integer());
@@ -164,14 +208,23 @@ TEST(table, rejects_values_that_do_not_fit_and_inserts_nothing) {
   t.add_column("name", column_type::varchar(3));
   EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{100, 2}, std::string("long")}), std::invalid_argument);
   EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{100, 1}, std::string("ok")}), std::invalid_argument);
+  // DECIMAL(6,2) holds up to 9999.99: six digits in all.
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{1000000, 2}, std::string("ok")}), std::invalid_argument);
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{-1000000, 2}, std::string("ok")}), std::invalid_argument);
+  EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}, decimal{std::numeric_limits<std::int64_t>::min(), 2}, std::string("ok")}), std::invalid_argument);
+  EXPECT_THROW(t.add_column("wide", column_type{type_kind::decimal, 40, 30, 0}), std::invalid_argument);
   EXPECT_THROW(t.insert(std::vector<value>{std::int32_t{1}}), std::invalid_argument);
   EXPECT_EQ(t.rows(), 0u);
+  EXPECT_EQ(t.column_count(), 3u);
   for (std::size_t c = 0; c < t.column_count(); ++c) {
     EXPECT_EQ(std::visit([](const auto& col) { return col.rows(); }, t.column(c).data), 0u);
   }
   sequential_scheduler seq;
   EXPECT_THROW(count_in(t, "nope", std::vector<value>{}, seq), std::invalid_argument);
   EXPECT_THROW(count_in(t, "id", std::vector<value>{std::string("x")}, seq), std::invalid_argument);
+  t.insert(std::vector<value>{std::int32_t{1}, decimal{999999, 2}, std::string("ok")});
+  t.insert(std::vector<value>{std::int32_t{2}, decimal{-999999, 2}, std::string("ok")});
+  EXPECT_EQ(t.rows(), 2u);
 }
 
 TEST(table, generated_tables_hold_the_generated_values) {

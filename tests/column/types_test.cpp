@@ -27,6 +27,21 @@ TEST(column_type, rejects_bad_types) {
   }
 }
 
+TEST(column_type, types_built_as_aggregates_are_checked) {
+  EXPECT_NO_THROW(validate(column_type::decimal(18, 18)));
+  EXPECT_NO_THROW(validate(column_type::varchar(255)));
+  EXPECT_NO_THROW(validate(column_type::bigint()));
+  for (const column_type bad : {column_type{type_kind::decimal, 40, 30, 0}, column_type{type_kind::decimal, 0, 0, 0},
+                                column_type{type_kind::decimal, 4, 5, 0}, column_type{type_kind::varchar, 0, 0, 0},
+                                column_type{type_kind::varchar, 0, 0, 256}, column_type{static_cast<type_kind>(9)}}) {
+    EXPECT_THROW(validate(bad), std::invalid_argument) << static_cast<int>(bad.kind) << " " << bad.precision;
+  }
+  EXPECT_EQ(pow10(18), std::int64_t{1000000000000000000});
+  EXPECT_THROW(pow10(19), std::invalid_argument);
+  // A value no DECIMAL holds still formats, without overflow.
+  EXPECT_EQ(format_value(value(decimal{5, 30})), "5e-30");
+}
+
 TEST(values, parse_and_format_round_trip) {
   const auto dec = column_type::decimal(7, 2);
   EXPECT_EQ(parse_value(dec, "12.3"), value(decimal{1230, 2}));

@@ -727,6 +727,50 @@ TEST(durable_engine_files, a_second_engine_on_the_directory_is_refused) {
   EXPECT_THROW(engine::open(dir.path / "x", options_for(durability_mode::off)), std::invalid_argument);
 }
 
+TEST(durable_engine_files, options_no_log_runs_with_are_refused_before_the_directory_is_touched) {
+  temp_dir dir;
+  const auto refused = [&](const engine_options& o) {
+    EXPECT_THROW(engine::open(dir.path / "d", o), std::invalid_argument);
+    EXPECT_FALSE(fs::exists(dir.path / "d")) << "a refused open made the directory";
+  };
+  engine_options o = options_for(durability_mode::sync);
+  o.log.segment_bytes = 0;
+  refused(o);
+  o.log.segment_bytes = durability::log_options::min_segment_bytes - 1;
+  refused(o);
+  o = options_for(durability_mode::async);
+  o.log.group_window = std::chrono::microseconds(-1);
+  refused(o);
+  o = options_for(durability_mode::sync);
+  o.checkpoint_every = std::chrono::milliseconds(-1);
+  refused(o);
+  // The least segment is taken, and rotates as any other.
+  o = options_for(durability_mode::sync);
+  o.log.segment_bytes = durability::log_options::min_segment_bytes;
+  {
+    auto e = engine::open(dir.path / "d", o);
+    table& t = e->create_table("t");
+    for (std::uint64_t k = 0; k < 64; ++k) {
+      transaction w = e->begin();
+      ASSERT_EQ(sync_wait(w.insert<sequential_policy>(t, k, std::string(100, 'v'))), status::ok);
+      ASSERT_EQ(w.commit(), commit_status::committed);
+    }
+  }
+  std::size_t segments = 0;
+  for (const auto& f : fs::directory_iterator(dir.path / "d")) {
+    segments += f.path().filename().string().starts_with("wal-") ? 1 : 0;
+  }
+  EXPECT_GT(segments, 2u);
+  auto e = engine::open(dir.path / "d", o);
+  transaction r = e->begin();
+  EXPECT_EQ(sync_wait(r.get<sequential_policy>(*e->find_table("t"), std::uint64_t{63})).value_or("?"), std::string(100, 'v'));
+  EXPECT_EQ(r.commit(), commit_status::committed);
+  // The log itself refuses them too, for a caller that makes one directly.
+  durability::log_options bad;
+  bad.segment_bytes = 0;
+  EXPECT_THROW(durability::validate(bad), std::invalid_argument);
+}
+
 TEST(durable_engine_files, a_full_disk_fails_commits_and_acknowledges_none_after) {
   temp_dir dir;
   struct rlimit old {};

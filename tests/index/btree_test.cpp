@@ -5,7 +5,9 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/every_mode.hpp"
@@ -73,6 +75,21 @@ TEST(btree, bulk_load_rejects_unsorted_input_and_bad_fill) {
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> unsorted{{5, 1}, {3, 2}};
   EXPECT_THROW(btree::bulk_load(unsorted), std::invalid_argument);
   EXPECT_THROW(btree::bulk_load(unsorted, 0.0), std::invalid_argument);
+}
+
+TEST(btree, bulk_load_refuses_counts_past_its_node_ids_before_reading_a_pair) {
+  std::size_t read = 0;
+  const auto pair_at = [&](std::size_t i) {
+    ++read;
+    return std::pair<std::uint64_t, std::uint64_t>{i, i};
+  };
+  for (const std::size_t count : {~std::size_t{0}, ~std::size_t{0} - 1, std::size_t{1} << 62}) {
+    EXPECT_THROW(btree::bulk_load(count, pair_at), std::length_error) << count;
+  }
+  EXPECT_EQ(read, 0u);
+  const btree t = btree::bulk_load(1000, pair_at);
+  EXPECT_EQ(t.size(), 1000u);
+  EXPECT_EQ(read, 1000u);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -217,6 +218,12 @@ TEST(blink_tree, can_be_reannotated_between_runs) {
     d.run(rt, 8);
     EXPECT_EQ(d.wrong.load(), 0u) << to_string(s);
   }
+  // Refused, not taken: the tree stays as it was.
+  EXPECT_THROW(tree.set_sync(sync_kind::none), std::invalid_argument);
+  EXPECT_EQ(tree.sync(), sync_kind::optimistic_latch);
+  EXPECT_THROW(blink_tree(rt, sync_kind::none), std::invalid_argument);
+  // The largest key marks a node's open end: never stored, never found.
+  EXPECT_FALSE(tree.find(blink_tree::no_key).has_value());
   expect_same(tree, oracle);
 }
 

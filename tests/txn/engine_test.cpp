@@ -191,6 +191,13 @@ TEST(transactions, refuse_keys_of_the_other_kind) {
   EXPECT_EQ(sync_wait(t.insert<P>(names, "", "empty")), status::ok);
   EXPECT_EQ(sync_wait(t.get<P>(names, std::string(47, 'x'))).value_or("?"), "longest");
   EXPECT_EQ(sync_wait(t.get<P>(names, "")).value_or("?"), "empty");
+  // A negative key would wrap to a huge one.
+  EXPECT_THROW(sync_wait(t.insert<P>(numbers, -1, "minus")), std::invalid_argument);
+  EXPECT_THROW(sync_wait(t.get<P>(numbers, std::int64_t{-5})), std::invalid_argument);
+  EXPECT_EQ(sync_wait(t.insert<P>(numbers, std::int16_t{7}, "seven")), status::ok);
+  EXPECT_EQ(sync_wait(t.get<P>(numbers, std::uint64_t{7})).value_or("?"), "seven");
+  static_assert(record_key<int> && record_key<std::uint64_t> && record_key<std::string>);
+  static_assert(!record_key<bool> && !record_key<char> && !record_key<unsigned char> && !record_key<double>);
   EXPECT_EQ(t.commit(), commit_status::committed);
 }
 
@@ -223,6 +230,57 @@ TEST(transactions, refuse_another_engines_tables_and_values_past_the_limit) {
   // Nothing to wait for without a log.
   EXPECT_EQ(db.acknowledgement(7), commit_status::committed);
   EXPECT_EQ(db.wait_acknowledgement(7), commit_status::committed);
+}
+
+TEST(transactions, refuse_operations_once_finished) {
+  engine db;
+  table& tab = db.create_table("t");
+  {
+    transaction w = db.begin();
+    EXPECT_EQ(sync_wait(w.insert<P>(tab, 1, "x")), status::ok);
+    EXPECT_EQ(w.commit(), commit_status::committed);
+  }
+  const auto refused = [&](transaction& t) {
+    EXPECT_THROW(sync_wait(t.get<P>(tab, 1)), std::logic_error);
+    EXPECT_THROW(sync_wait(t.find<P>(tab, 1)), std::logic_error);
+    EXPECT_THROW(sync_wait(t.put<P>(tab, 1, "y")), std::logic_error);
+    EXPECT_THROW(sync_wait(t.insert<P>(tab, 2, "y")), std::logic_error);
+    EXPECT_THROW(sync_wait(t.remove<P>(tab, 1)), std::logic_error);
+    std::vector<std::pair<std::uint64_t, std::string_view>> out;
+    EXPECT_THROW(sync_wait(t.scan<P>(tab, 0, 10, out)), std::logic_error);
+    EXPECT_TRUE(out.empty());
+  };
+  transaction committed = db.begin();
+  const auto found = sync_wait(committed.find<P>(tab, 1));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(committed.commit(), commit_status::committed);
+  refused(committed);
+  EXPECT_THROW(committed.put(tab, *found, "y"), std::logic_error);
+  EXPECT_THROW(committed.commit(), std::logic_error);
+  transaction aborted = db.begin();
+  aborted.abort();
+  refused(aborted);
+  transaction from = db.begin();
+  transaction to(std::move(from));
+  refused(from);
+  EXPECT_EQ(to.commit(), commit_status::committed);
+  // Nothing the refused operations tried was written.
+  transaction r = db.begin();
+  EXPECT_EQ(sync_wait(r.get<P>(tab, 1)).value_or("?"), "x");
+  EXPECT_FALSE(sync_wait(r.get<P>(tab, 2)).has_value());
+  EXPECT_EQ(r.commit(), commit_status::committed);
+}
+
+TEST(tables, names_are_one_line_and_unique_in_every_engine) {
+  // The same names as a durable engine's catalog takes, so that code tried
+  // in memory does not fail once it keeps a log.
+  engine db;
+  EXPECT_THROW(db.create_table(""), std::invalid_argument);
+  EXPECT_THROW(db.create_table("a\nb"), std::invalid_argument);
+  table& t = db.create_table("a b");
+  EXPECT_THROW(db.create_table("a b"), std::invalid_argument);
+  EXPECT_EQ(db.find_table("a b"), &t);
+  EXPECT_EQ(db.tables().size(), 1u);
 }
 
 // Records x (key 1) and y (key 2), under each isolation level.

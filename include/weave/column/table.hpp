@@ -29,7 +29,9 @@ struct table_column {
 
 class table {
  public:
-  std::size_t rows() const noexcept { return rows_; }
+  // Rows every column holds; 0 while some columns have their data and
+  // others not yet (a table being loaded column by column).
+  std::size_t rows() const noexcept { return filled_ == columns_.size() ? rows_ : 0; }
   std::size_t column_count() const noexcept { return columns_.size(); }
   const table_column& column(std::size_t i) const noexcept { return columns_[i]; }
   // The column named `name`; throws std::invalid_argument if there is none.
@@ -37,13 +39,15 @@ class table {
   std::size_t dictionary_bytes() const noexcept;
   std::size_t bytes() const noexcept;
 
-  // Adds an empty column; only before the first row.
+  // Adds an empty column; only before any column holds a row.
   table_column& add_column(std::string name, column_type type);
-  // Appends a row to every column's Delta; values must match the column types.
+  // Appends a row to every column's Delta; values must match the column
+  // types. Throws std::logic_error while the columns are being set.
   void insert(std::span<const value> row);
   void merge();
-  // Replaces a column's data, which must have rows() rows (or set them, for
-  // the first column).
+  // Replaces column i's data, whose storage must be the column type's and
+  // whose row count that of every other column that holds rows. Throws
+  // std::out_of_range or std::invalid_argument, leaving the table as it was.
   void set_column_data(std::size_t i, any_column data);
   // The values of `row`, read without suspending (for oracles and tests).
   // Throws std::out_of_range past the last row.
@@ -52,7 +56,8 @@ class table {
  private:
   std::vector<table_column> columns_;
   std::unordered_map<std::string, std::size_t> index_;  // name -> position: wide CSV headers stay linear
-  std::size_t rows_ = 0;
+  std::size_t rows_ = 0;    // of each column that holds rows
+  std::size_t filled_ = 0;  // columns that hold rows
 };
 
 // Throws std::invalid_argument unless `v` is a value of the column's type

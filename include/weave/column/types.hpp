@@ -13,6 +13,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -38,6 +39,24 @@ struct column_type {
   std::string name() const;
   bool operator==(const column_type&) const = default;
 };
+
+// DECIMAL's most digits: 10^18 still fits an int64.
+inline constexpr unsigned max_decimal_digits = 18;
+
+// 10^digits, for a DECIMAL's precision or scale; throws
+// std::invalid_argument past max_decimal_digits (it would overflow).
+constexpr std::int64_t pow10(unsigned digits) {
+  if (digits > max_decimal_digits) throw std::invalid_argument("more than 18 decimal digits");
+  std::int64_t p = 1;
+  for (unsigned i = 0; i < digits; ++i) p *= 10;
+  return p;
+}
+
+// Throws std::invalid_argument for a type no column holds (one built as an
+// aggregate rather than by the functions above): a kind out of range, a
+// DECIMAL's precision outside 1..18 or scale above it, a VARCHAR's length
+// outside 1..255.
+void validate(const column_type& type);
 
 struct decimal {
   std::int64_t units = 0;  // in 10^-scale

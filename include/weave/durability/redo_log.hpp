@@ -46,7 +46,12 @@ struct log_options {
   // A buffer this full wakes the flusher before the window ends.
   std::size_t group_bytes = std::size_t{1} << 20;
   std::size_t segment_bytes = std::size_t{64} << 20;
+  // Smaller segments would be a file per group: thousands in a directory.
+  static constexpr std::size_t min_segment_bytes = std::size_t{1} << 10;
 };
+// Throws std::invalid_argument for options no log runs with: a negative
+// window, or segments under min_segment_bytes.
+void validate(const log_options& options);
 
 class redo_log {
  public:

@@ -118,10 +118,10 @@ class btree {
     const auto per_leaf = std::max<std::size_t>(1, static_cast<std::size_t>(leaf_node::capacity * fill));
     const auto per_inner =
         std::max<std::size_t>(2, static_cast<std::size_t>(inner_node::fanout * fill));
-    size_ = count;
-
-    const std::size_t leaf_count = std::max<std::size_t>(1, (count + per_leaf - 1) / per_leaf);
+    // Rounded up without count + per_leaf - 1, which overflows near SIZE_MAX.
+    const std::size_t leaf_count = std::max<std::size_t>(1, count / per_leaf + (count % per_leaf != 0 ? 1 : 0));
     if (leaf_count > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("btree too large");
+    size_ = count;
     leaves_ = huge_buffer<leaf_node>(leaf_count);
     // The largest key of each node of the level being built, for its parent.
     std::vector<std::uint64_t> max_keys(leaf_count);

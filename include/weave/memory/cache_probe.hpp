@@ -124,7 +124,8 @@ os_cache_sizes os_caches() noexcept;
 // the probe's is a step of its curve); else the probe's where it found a
 // boundary; else the OS's; else 32 KiB and 8 MiB. An override that leaves
 // l1d larger than llc throws std::invalid_argument naming the variable; two
-// other figures that do are settled by taking l1d for llc.
+// other figures that do are settled by taking the OS's llc where it is no
+// smaller than l1d, else l1d for llc.
 cache_sizes decide_caches(const os_cache_sizes& os, const cache_boundaries* probe,
                           const cache_override& given, cache_sizes::probe_state state);
 

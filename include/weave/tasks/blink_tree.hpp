@@ -94,7 +94,9 @@ class blink_tree {
 
   // Nodes are placed on the workers of `rt`; the tree may run on any
   // runtime later (owners beyond its workers wrap around).
-  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic_latch) : sync_(sync) {
+  // Throws std::invalid_argument for sync_kind::none: a split and the
+  // operations that cross it conflict, whatever the application does.
+  explicit blink_tree(runtime& rt, sync_kind sync = sync_kind::optimistic_latch) : sync_(checked(sync)) {
     anchor_.sync = sync;
     anchor_.frequency = 0;
     anchor_.owner = rt.place(0);
@@ -122,6 +124,7 @@ class blink_tree {
   // --- While no task runs: checks, loading and reconfiguration. ---
 
   std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
+    if (key == no_key) return std::nullopt;  // never stored (begin refuses it); every high key is below it
     const node* n = root();
     for (;;) {
       while (key >= n->high.load(std::memory_order_acquire)) n = object_ref<node>::from_raw(n->right.load()).get();
@@ -288,9 +291,9 @@ class blink_tree {
     return *std::max_element(load.begin(), load.end()) / static_cast<double>(levels.size());
   }
 
-  // Re-annotates every node (and the anchor) with `sync`.
+  // Re-annotates every node (and the anchor) with `sync`; not none (see the constructor).
   void set_sync(sync_kind sync) {
-    sync_ = sync;
+    sync_ = checked(sync);
     anchor_.sync = sync;
     anchor_.word.store(0);
     for (const node* first = root(); first != nullptr;
@@ -346,6 +349,11 @@ class blink_tree {
     const std::uint64_t r = anchor_.root.load(std::memory_order_acquire);
     const unsigned top = r != 0 ? object_ref<node>::from_raw(r)->level : 0;
     return level >= top ? 1.0f : std::pow(1.0f / 40, static_cast<float>(top - level));
+  }
+
+  static sync_kind checked(sync_kind sync) {
+    if (sync == sync_kind::none) throw std::invalid_argument("a Blink-tree's tasks conflict: sync_kind::none would corrupt it");
+    return sync;
   }
 
   void begin(context& ctx, op_kind kind, std::uint64_t key, std::uint64_t value, context::completion done,

@@ -158,8 +158,10 @@ class engine {
   friend class transaction;
   engine(isolation level, const std::filesystem::path& directory, bool read_only);
   void recover(const engine_options& options);
+  // Makes a table and, where `name_in_catalog`, names it in the data
+  // directory's catalog (recovery makes the ones the catalog already names).
   table& add_table(std::string name, key_kind keys, std::size_t expected_records,
-                   std::size_t inline_value_bytes);
+                   std::size_t inline_value_bytes, bool name_in_catalog);
   void checkpointer(std::chrono::milliseconds every);
   // This thread's buffer in the log.
   durability::redo_log::buffer& log_buffer();

@@ -6,23 +6,39 @@
 
 #include <concepts>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "weave/index/byte_key.hpp"
 
 namespace weave::txn {
 
+// An integer key: not a bool or a character, which are rarely meant as one.
+template <class K>
+concept integer_key = std::integral<K> && !std::same_as<K, bool> && !std::same_as<K, char> &&
+                      !std::same_as<K, signed char> && !std::same_as<K, unsigned char> &&
+                      !std::same_as<K, wchar_t> && !std::same_as<K, char8_t> && !std::same_as<K, char16_t> &&
+                      !std::same_as<K, char32_t>;
+
 template <class K>
 concept record_key =
-    std::integral<K> || std::convertible_to<const K&, std::string_view> || std::same_as<K, byte_key>;
+    integer_key<K> || std::convertible_to<const K&, std::string_view> || std::same_as<K, byte_key>;
 
 namespace detail {
 template <class K>
 struct record_key_traits {  // integers
   using index_key = std::uint64_t;
   using scan_key = std::uint64_t;
-  static std::uint64_t to_index(K k) noexcept { return static_cast<std::uint64_t>(k); }
+  // A negative key would become a huge one (and sort after every other):
+  // std::invalid_argument instead.
+  static std::uint64_t to_index(K k) {
+    if constexpr (std::is_signed_v<K>) {
+      if (k < 0) throw std::invalid_argument("a record key is not negative, not " + std::to_string(k));
+    }
+    return static_cast<std::uint64_t>(k);
+  }
   static std::uint64_t to_scan(std::uint64_t k) noexcept { return k; }
 };
 template <class K>

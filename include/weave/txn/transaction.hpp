@@ -467,9 +467,13 @@ class transaction {
     co_return c.found();
   }
 
-  // A transaction reads and writes its own engine's tables only: another's
-  // versions carry another clock's stamps. Throws std::invalid_argument.
+  // A transaction reads and writes its own engine's tables only (another's
+  // versions carry another clock's stamps), and only until it has committed
+  // or aborted (its snapshot and write set are gone). Throws
+  // std::invalid_argument, or std::logic_error once finished.
   void check_table(const table& t) const {
+    if (state_ == state::finished) [[unlikely]]
+      throw std::logic_error("an operation on table '" + t.name() + "' by a transaction that has finished");
     if (t.owner() != engine_) [[unlikely]]
       throw std::invalid_argument("table '" + t.name() + "' belongs to another engine than this transaction");
   }
