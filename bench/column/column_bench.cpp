@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -15,7 +17,8 @@
 #include "weave/exec/adaptive_scheduler.hpp"
 #include "weave/exec/interleaved_scheduler.hpp"
 #include "weave/exec/sequential_scheduler.hpp"
-#include "bench/workload/limits.hpp"
+#include "weave/memory/machine.hpp"
+#include "weave/memory/saturating.hpp"
 
 namespace weave::bench {
 
@@ -86,9 +89,10 @@ struct config {
 };
 
 // Runs `query(scheduler)` (which returns the answer) for every configuration
-// and repeat; fills `base` with each configuration's fields.
-template <class Query>
-std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, Query query,
+// and repeat, each timed run after `before_run()`; fills `base` with each
+// configuration's fields.
+template <class Query, class BeforeRun>
+std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, Query query, BeforeRun before_run,
                                                  const nlohmann::ordered_json& base, const char* time_key,
                                                  double time_scale, const char* answer_key) {
   std::vector<std::size_t> groups = o.groups;
@@ -119,6 +123,7 @@ std::vector<nlohmann::ordered_json> run_variants(const column_bench_options& o, 
       if (o.verbose) {
         std::fprintf(stderr, "\rrepeat %zu/%zu, configuration %zu/%zu   ", r + 1, o.repeat, c + 1, configs.size());
       }
+      before_run();
       const auto start = std::chrono::steady_clock::now();
       std::uint64_t answer = 0;
       switch (cfg.v) {
@@ -186,6 +191,11 @@ void validate(const reconstruct_options& o) {
   validate_common(o);
   column::validate(o.recipe);
   if (o.queries == 0 || o.queries > max_list) throw std::invalid_argument("--queries must be 1..100M");
+  if (saturating_mul(o.queries, o.recipe.columns) > max_fetched_values) {
+    throw std::invalid_argument(fmt::format("--queries {} of {} columns is {} values a run; at most {}", o.queries,
+                                            o.recipe.columns, saturating_mul(o.queries, o.recipe.columns),
+                                            max_fetched_values));
+  }
 }
 
 column::table make_bench_table(const column::table_recipe& recipe, bool verbose) {
@@ -214,8 +224,8 @@ std::vector<nlohmann::ordered_json> run_in_predicate_bench(const in_predicate_op
   base["values"] = o.values;
   base["dictionary_bytes"] = t.dictionary_bytes();
   return run_variants(
-      o, [&](auto& scheduler) -> std::uint64_t { return column::count_in(t, name, values, scheduler); }, base,
-      "ms_per_query", 1e3, "count");
+      o, [&](auto& scheduler) -> std::uint64_t { return column::count_in(t, name, values, scheduler); }, [] {},
+      base, "ms_per_query", 1e3, "count");
 }
 
 std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_options& o, const column::table& t) {
@@ -239,6 +249,13 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
   base["distinct_by_type"] = held;
   base["queries"] = o.queries;
   base["dictionary_bytes"] = t.dictionary_bytes();
+  // Every run reads the same rows: without this, the second variant and
+  // every later repetition would find the first run's lines in cache (1000
+  // rows of 100 columns are about 13 MB), and narrow tables would look
+  // cheaper per column than wide ones for that reason alone.
+  std::vector<std::uint64_t> evict(cache_eviction_bytes() / sizeof(std::uint64_t));
+  base["evicted_bytes_per_run"] = cache_eviction_bytes();
+  std::uint64_t pass = 0;
   std::vector<column::value> row;
   return run_variants(
       o,
@@ -250,7 +267,19 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
         }
         return sum;
       },
+      [&] {
+        // A write to every line: each comes into the caches and pushes out what was there.
+        ++pass;
+        for (std::size_t i = 0; i < evict.size(); i += machine::cache_line / sizeof(std::uint64_t)) evict[i] += pass;
+        asm volatile("" : : "r"(evict.data()) : "memory");  // the writes are not dead
+      },
       base, "us_per_query", 1e6 / static_cast<double>(o.queries), "checksum");
+}
+
+std::size_t cache_eviction_bytes() {
+  const auto& c = machine::caches();
+  const std::size_t llc = std::max(c.llc_bytes, c.os_llc_bytes);
+  return std::clamp<std::size_t>(2 * llc, std::size_t{64} << 20, std::size_t{1} << 30);
 }
 
 }  // namespace weave::bench

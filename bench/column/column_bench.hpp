@@ -65,6 +65,11 @@ std::vector<nlohmann::ordered_json> run_in_predicate_bench(const in_predicate_op
 std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_options& options,
                                                           const column::table& table);
 
+// What reconstruct writes before each timed run to push the last run's
+// lines out of the caches: twice the last cache (the larger of the OS's and
+// the figure in use), 64 MiB to 1 GiB.
+std::size_t cache_eviction_bytes();
+
 // Builds the benchmark's table, with progress on stderr when verbose.
 column::table make_bench_table(const column::table_recipe& recipe, bool verbose);
 

@@ -11,6 +11,9 @@ namespace weave::bench {
 inline constexpr std::size_t max_repeat = 100;
 // IN lists, queries per run, values taken at random: beyond this is a typo.
 inline constexpr std::size_t max_list = 100'000'000;
+// Values a run of tuple reconstruction fetches (queries times columns):
+// a billion is minutes a run; each option in range can still multiply to days.
+inline constexpr std::size_t max_fetched_values = 1'000'000'000;
 inline constexpr double min_seconds = 0.01, max_seconds = 3600;
 
 inline void check_repeat(std::size_t repeat) {

@@ -201,6 +201,7 @@ expect_message "--batch needs an interleaved mode" bench ycsb --modes naive,pref
 expect_message "--batch needs an interleaved mode" bench tpcc --modes naive --batch 16
 expect_message "--group needs the interleaved variant" bench in-predicate --variants sequential,auto --group 8
 expect_message "--group needs the interleaved variant" bench reconstruct --variants sequential --group 8
+expect_message "values a run; at most 1000000000" bench reconstruct --columns 100000 --queries 100M
 expect_message "--reload needs --durability off" bench tpcc --reload --durability async --data /nonexistent/weave-reload
 expect_message "--warehouses: 99999999999 is outside 1..1000" bench tpcc --warehouses 99999999999
 expect_message "--suppliers: 4294967297 is outside 1..1900" bench tpcc --suppliers 4294967297
