@@ -10,8 +10,10 @@
 #include <charconv>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
+#include "checksum.hpp"
 #include "file_io.hpp"
 
 namespace weave::durability {
@@ -65,12 +67,28 @@ std::string excerpt(const std::string& text) {
   return line;
 }
 
+// The catalog's last line: the XXH3 of every line before it. A flipped bit
+// in a table's key kind would otherwise read one kind's records as the
+// other's (an 8-byte key is a valid byte key), and nothing else could tell.
+constexpr std::string_view checksum_prefix = "checksum ";
+
+std::string checksum_line(std::string_view entries) {
+  return fmt::format("{}{:016x}\n", checksum_prefix, XXH3_64bits(entries.data(), entries.size()));
+}
+
 // "<id> <keys> <name>" per line, the keys "integer" or "bytes", followed by
 // "/<inline value bytes>" where those are not 0; the name runs to the end of
-// the line.
-std::vector<catalog_entry> parse_catalog(const fs::path& dir, const std::string& text) {
+// the line. Then the checksum line (catalogs written before it have none).
+std::vector<catalog_entry> parse_catalog(const fs::path& dir, std::string text) {
   std::vector<catalog_entry> out;
   if (!text.empty() && text.back() != '\n') refuse(dir, fmt::format("{} ends in the middle of a line", catalog_file));
+  const std::size_t last = text.empty() ? 0 : text.rfind('\n', text.size() - 2) + 1;  // npos + 1 is 0
+  if (std::string_view(text).substr(last).starts_with(checksum_prefix)) {
+    if (text.substr(last) != checksum_line(std::string_view(text).substr(0, last))) {
+      refuse(dir, fmt::format("{} does not match its checksum (damaged, or edited by hand)", catalog_file));
+    }
+    text.resize(last);
+  }
   std::istringstream lines(text);
   std::string line;
   for (std::size_t n = 1; std::getline(lines, line); ++n) {
@@ -186,6 +204,7 @@ void data_directory::add_table(const catalog_entry& entry) {
   std::string text;
   for (const catalog_entry& e : catalog_) text += line(e);
   text += line(entry);
+  text += checksum_line(text);
   replace_file(path_, catalog_file, text);
   catalog_.push_back(entry);
 }

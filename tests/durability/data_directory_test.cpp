@@ -9,6 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "support/temp_dir.hpp"
 
@@ -134,11 +135,54 @@ TEST(data_directory, the_catalog_survives_reopening_and_damage_is_reported) {
     std::ifstream in(t.path / "CATALOG");
     return std::string(std::istreambuf_iterator<char>(in), {});
   }();
+  // The last line is the checksum of the others.
+  const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
+  ASSERT_TRUE(good.substr(last).starts_with("checksum ")) << good;
+  const std::string entries = good.substr(0, last);
+  // A catalog from before the checksum (none at its end) is read as it was.
+  std::ofstream(t.path / "CATALOG", std::ios::trunc) << entries;
+  EXPECT_EQ(data_directory(t.path).catalog().size(), 3u);
   for (const char* bad :
        {"3 sideways x\n", "3 integer/0 x\n", "3 integer/ x\n", "3 integer/8x x\n", "3 bytes/-1 x\n"}) {
-    std::ofstream(t.path / "CATALOG", std::ios::trunc) << good << bad;
+    std::ofstream(t.path / "CATALOG", std::ios::trunc) << entries << bad;
     EXPECT_NE(message_of(t.path).find("CATALOG line 4 is damaged"), std::string::npos) << bad;
   }
+}
+
+TEST(data_directory, a_catalog_that_does_not_match_its_checksum_is_refused) {
+  temp_dir t;
+  {
+    data_directory d(t.path);
+    d.add_table({0, "numbers", false});
+    d.add_table({1, "names", true});
+  }
+  const std::string good = [&] {
+    std::ifstream in(t.path / "CATALOG");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const auto with = [&](const std::string& text) {
+    std::ofstream(t.path / "CATALOG", std::ios::trunc) << text;
+    return message_of(t.path);
+  };
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  // Each kind read as the other: an integer table's 8-byte keys are valid
+  // byte keys, so only the checksum can tell.
+  EXPECT_NE(with(replaced("0 integer", "0 bytes")).find("does not match its checksum"), std::string::npos);
+  EXPECT_NE(with(replaced("1 bytes", "1 integer")).find("does not match its checksum"), std::string::npos);
+  EXPECT_NE(with(replaced("names", "namez")).find("does not match its checksum"), std::string::npos);
+  const std::size_t sum = good.find("checksum ") + 9;
+  std::string digit = good;
+  digit[sum] = digit[sum] == '0' ? '1' : '0';
+  EXPECT_NE(with(digit).find("does not match its checksum"), std::string::npos);
+  EXPECT_NE(with(good.substr(0, good.size() - 2) + "\n").find("does not match its checksum"), std::string::npos);
+  with(good);
+  const data_directory d(t.path);
+  EXPECT_EQ(d.catalog(), (std::vector<catalog_entry>{{0, "numbers", false}, {1, "names", true}}));
 }
 
 }  // namespace
