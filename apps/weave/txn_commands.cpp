@@ -67,7 +67,9 @@ void add_scheduler_options(CLI::App* cmd, scheduler_cli& s) {
 // write (durability, plot, progress).
 struct txn_run_cli {
   std::string threads = "1";
-  std::string batches = "8";
+  // auto: the full batch (8) where nothing conflicts, smaller while
+  // transactions do, so that the default never interleaves into a loss.
+  std::string batches = "auto";
   bool batch_given = false;
   std::string latency_targets;
   scheduler_cli schedulers;
