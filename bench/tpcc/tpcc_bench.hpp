@@ -27,7 +27,7 @@ struct tpcc_options {
   tpcc::mix mix = tpcc::parse_mix("tpcc");
   std::uint32_t suppliers = 100;  // per Q2*
   std::vector<std::size_t> threads{1};
-  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
+  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time (the command line's default)
   // Of the interleaved modes; more than one runs each in turn.
   std::vector<scheduler_choice> schedulers{scheduler_choice::batch};
   // Each adds a configuration per interleaved mode whose batch (or pipeline

@@ -53,7 +53,7 @@ struct ycsb_options {
   std::size_t scan_length = 10;
   double theta = 0;  // 0: uniform keys, else Zipf
   std::vector<std::size_t> threads{1};
-  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time
+  std::vector<std::size_t> batches{8};  // auto_batch: chosen at run time (the command line's default)
   // Of the interleaved modes; more than one runs each in turn.
   std::vector<scheduler_choice> schedulers{scheduler_choice::batch};
   // Each adds a configuration per interleaved mode whose batch (or pipeline

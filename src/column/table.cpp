@@ -230,6 +230,7 @@ void table::set_column_data(std::size_t i, any_column data) {
 }
 
 void table::insert(std::span<const value> row) {
+  if (columns_.empty()) throw std::logic_error("a table without columns takes no rows");
   if (row.size() != columns_.size()) {
     throw std::invalid_argument(fmt::format("a row has {} values, the table {} columns", row.size(), columns_.size()));
   }

@@ -82,9 +82,17 @@ std::string checksum_line(std::string_view entries) {
 std::vector<catalog_entry> parse_catalog(const fs::path& dir, std::string text) {
   std::vector<catalog_entry> out;
   if (!text.empty() && text.back() != '\n') refuse(dir, fmt::format("{} ends in the middle of a line", catalog_file));
-  const std::size_t last = text.empty() ? 0 : text.rfind('\n', text.size() - 2) + 1;  // npos + 1 is 0
-  if (std::string_view(text).substr(last).starts_with(checksum_prefix)) {
-    if (text.substr(last) != checksum_line(std::string_view(text).substr(0, last))) {
+  // The checksum line has a fixed length, so it is found by that, not by
+  // the line break before it: a damaged break must not turn the checksum
+  // into the end of a table's name. A last line that starts as one is one.
+  const std::string_view view(text);
+  const std::size_t sum_bytes = checksum_line("").size();
+  const std::size_t last_line = text.empty() ? 0 : text.rfind('\n', text.size() - 2) + 1;  // npos + 1 is 0
+  if (view.substr(last_line).starts_with(checksum_prefix) ||
+      (text.size() >= sum_bytes && view.substr(text.size() - sum_bytes).starts_with(checksum_prefix))) {
+    const std::size_t last = text.size() >= sum_bytes ? text.size() - sum_bytes : 0;
+    if ((last > 0 && text[last - 1] != '\n') ||
+        text.substr(last) != checksum_line(std::string_view(text).substr(0, last))) {
       refuse(dir, fmt::format("{} does not match its checksum (damaged, or edited by hand)", catalog_file));
     }
     text.resize(last);

@@ -171,6 +171,9 @@ TEST(table, column_data_of_another_type_or_row_count_is_refused) {
   EXPECT_THROW(t.row(0), std::out_of_range);
   const std::vector<value> row{std::int32_t{9}, std::int32_t{9}, std::string("z")};
   EXPECT_THROW(t.insert(row), std::logic_error);
+  // Queries see the rows the table has: none yet, though column b holds three.
+  EXPECT_EQ(count_in(t, "b", std::vector<value>{std::int32_t{1}}, seq), 0u);
+  EXPECT_FALSE(find_row(t, "b", value(std::int32_t{1}), seq).has_value());
   EXPECT_THROW(t.set_column_data(0, ints(2)), std::invalid_argument);
   EXPECT_THROW(t.add_column("late", column_type::integer()), std::logic_error);
   t.set_column_data(0, ints(3));
@@ -190,6 +193,16 @@ TEST(table, column_data_of_another_type_or_row_count_is_refused) {
   t.insert(row);
   EXPECT_EQ(t.rows(), 4u);
   EXPECT_EQ(t.row(3), row);
+}
+
+TEST(table, a_table_without_columns_takes_no_rows) {
+  table t;
+  EXPECT_THROW(t.insert(std::vector<value>{}), std::logic_error);
+  EXPECT_EQ(t.rows(), 0u);
+  t.add_column("a", column_type::integer());  // still before the first row
+  t.insert(std::vector<value>{std::int32_t{4}});
+  EXPECT_EQ(t.rows(), 1u);
+  EXPECT_EQ(t.row(0), (std::vector<value>{std::int32_t{4}}));
 }
 
 TEST(table, a_row_past_the_last_is_out_of_range) {

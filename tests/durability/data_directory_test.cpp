@@ -180,6 +180,11 @@ TEST(data_directory, a_catalog_that_does_not_match_its_checksum_is_refused) {
   digit[sum] = digit[sum] == '0' ? '1' : '0';
   EXPECT_NE(with(digit).find("does not match its checksum"), std::string::npos);
   EXPECT_NE(with(good.substr(0, good.size() - 2) + "\n").find("does not match its checksum"), std::string::npos);
+  // The line break before the checksum, damaged: the checksum must not
+  // become the end of the last table's name.
+  std::string joined = good;
+  joined[good.find("checksum ") - 1] = '*';
+  EXPECT_NE(with(joined).find("does not match its checksum"), std::string::npos);
   with(good);
   const data_directory d(t.path);
   EXPECT_EQ(d.catalog(), (std::vector<catalog_entry>{{0, "numbers", false}, {1, "names", true}}));

@@ -94,6 +94,7 @@ std::size_t count_in(const table& t, std::string_view column, std::span<const va
       [&](const auto& col) {
         using T = typename std::decay_t<decltype(col)>::value_type;
         const std::vector<key_t<T>> keys = detail::keys_for<T>(c, values);
+        if (t.rows() == 0) return std::size_t{0};  // also while some columns have no data yet
         return count_in(col, std::span<const key_t<T>>(keys), scheduler);
       },
       c.data);
@@ -128,6 +129,7 @@ std::optional<std::size_t> find_row(const table& t, std::string_view column, con
         using T = typename std::decay_t<decltype(col)>::value_type;
         const std::vector<key_t<T>> keys = detail::keys_for<T>(c, std::span<const value>(&key, 1));
         const std::span<const key_t<T>> list(keys);
+        if (t.rows() == 0) return std::nullopt;  // also while some columns have no data yet
         const auto first_in = [](const bit_packed_vector& codes, const code_set& set) -> std::optional<std::size_t> {
           if (set.empty()) return std::nullopt;
           for (std::size_t r = 0; r < codes.size(); ++r)

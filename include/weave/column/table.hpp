@@ -42,7 +42,8 @@ class table {
   // Adds an empty column; only before any column holds a row.
   table_column& add_column(std::string name, column_type type);
   // Appends a row to every column's Delta; values must match the column
-  // types. Throws std::logic_error while the columns are being set.
+  // types. Throws std::logic_error while the columns are being set, or for
+  // a table without columns.
   void insert(std::span<const value> row);
   void merge();
   // Replaces column i's data, whose storage must be the column type's and

@@ -124,7 +124,7 @@ class blink_tree {
   // --- While no task runs: checks, loading and reconfiguration. ---
 
   std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
-    if (key == no_key) return std::nullopt;  // never stored (begin refuses it); every high key is below it
+    if (key == no_key) return std::nullopt;  // never stored (begin refuses it): no stored key reaches it
     const node* n = root();
     for (;;) {
       while (key >= n->high.load(std::memory_order_acquire)) n = object_ref<node>::from_raw(n->right.load()).get();

@@ -81,7 +81,9 @@ class engine {
   // records as the last run left them. Throws durability::data_directory_error
   // for a directory that cannot be used, durability::log_corruption for
   // damaged files (naming the file and byte), std::system_error for a file
-  // it cannot read or write, std::invalid_argument for options.log.mode == off.
+  // it cannot read or write, std::invalid_argument for options.log.mode == off,
+  // log options no log runs with (durability::validate) or a negative
+  // checkpoint interval (these before the directory is touched).
   static std::unique_ptr<engine> open(const std::filesystem::path& directory, engine_options options = {});
 
   // A table that grows as records arrive; `expected_records` only readies
@@ -90,9 +92,10 @@ class engine {
   // saves a read a miss until the record is overwritten and costs each slot
   // 48 bytes plus that many, rounded up to 64 (table.hpp); for tables of
   // short values written once and read often. Throws std::invalid_argument
-  // if the name is taken or inline_value_bytes exceeds
-  // table::max_inline_value_bytes. A durable engine records it in the
-  // catalog first.
+  // if the name is empty, holds a line break or is taken, or if
+  // inline_value_bytes exceeds table::max_inline_value_bytes. The table is
+  // made first; a durable engine then names it in the catalog; then it is
+  // visible.
   table& create_table(std::string name, key_kind keys = key_kind::integer, std::size_t expected_records = 0,
                       std::size_t inline_value_bytes = 0);
   // The table of that name, or null.
