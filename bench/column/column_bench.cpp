@@ -259,8 +259,9 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
   // every later repetition would find the first run's lines in cache (1000
   // rows of 100 columns are about 13 MB), and narrow tables would look
   // cheaper per column than wide ones for that reason alone.
-  std::vector<std::uint64_t> evict(cache_eviction_bytes() / sizeof(std::uint64_t));
-  base["evicted_bytes_per_run"] = cache_eviction_bytes();
+  const std::size_t evict_bytes = cache_eviction_bytes();
+  std::vector<std::uint64_t> evict(evict_bytes / sizeof(std::uint64_t));
+  base["evicted_bytes_per_run"] = evict_bytes;
   std::uint64_t pass = 0;
   std::vector<column::value> row;
   return run_variants(

@@ -9,6 +9,9 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <variant>
 
 #include "weave/memory/saturating.hpp"
 
@@ -168,6 +171,20 @@ std::size_t table::bytes() const noexcept {
   return n;
 }
 
+namespace {
+// Calls f with std::type_identity of what a column of `type` stores: the
+// one mapping from types to any_column's alternatives, for add_column to
+// make a column and set_column_data to check one.
+template <class F>
+decltype(auto) with_element_type(const column_type& type, F f) {
+  switch (type.kind) {
+    case type_kind::integer: return f(std::type_identity<std::int32_t>{});
+    case type_kind::varchar: return f(std::type_identity<std::string>{});
+    default: return f(std::type_identity<std::int64_t>{});
+  }
+}
+}  // namespace
+
 table_column& table::add_column(std::string name, column_type type) {
   if (filled_ > 0) throw std::logic_error("columns are added before the first row");
   validate(type);
@@ -176,13 +193,8 @@ table_column& table::add_column(std::string name, column_type type) {
   // The column is made (which can run out of memory) before its name is
   // taken: a refused column leaves no name behind.
   const unsigned length = type.kind == type_kind::varchar ? type.length : 255;
-  any_column data = [&]() -> any_column {
-    switch (type.kind) {
-      case type_kind::integer: return basic_column<std::int32_t>(length);
-      case type_kind::varchar: return basic_column<std::string>(length);
-      default: return basic_column<std::int64_t>(length);
-    }
-  }();
+  any_column data = with_element_type(
+      type, [&](auto element) -> any_column { return basic_column<typename decltype(element)::type>(length); });
   columns_.push_back(table_column{name, type, std::move(data)});
   try {
     index_.emplace(std::move(name), columns_.size() - 1);
@@ -197,14 +209,6 @@ namespace {
 std::size_t rows_of(const any_column& data) {
   return std::visit([](const auto& c) { return c.rows(); }, data);
 }
-// The storage a column of type `t` holds, as add_column makes it.
-std::size_t storage_of(const column_type& t) {
-  switch (t.kind) {
-    case type_kind::integer: return 0;
-    case type_kind::varchar: return 2;
-    default: return 1;
-  }
-}
 }  // namespace
 
 void table::set_column_data(std::size_t i, any_column data) {
@@ -213,7 +217,10 @@ void table::set_column_data(std::size_t i, any_column data) {
   }
   const table_column& column = columns_[i];
   // Another storage would be read as this type's: a crash, not a value.
-  if (data.index() != storage_of(column.type)) {
+  const bool stored_as_type = with_element_type(column.type, [&](auto element) {
+    return std::holds_alternative<basic_column<typename decltype(element)::type>>(data);
+  });
+  if (!stored_as_type) {
     throw std::invalid_argument(fmt::format("column '{}' is {}; the data given is stored as another type",
                                             column.name, column.type.name()));
   }
