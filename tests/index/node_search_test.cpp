@@ -42,7 +42,8 @@ std::uint64_t draw(std::mt19937_64& rng) {
 TEST(NodeSearch, VectorCountMatchesPlainCount) {
   SCOPED_TRACE(std::string("form: ") + WEAVE_NODE_SEARCH_FORM);
   std::mt19937_64 rng(11);
-  // One more word than the keys: the search must not read past n.
+  // One more word than the keys: the search must not read past Capacity,
+  // and keys from n on (random, unsorted) must not count.
   struct alignas(64) node {
     std::array<std::atomic<std::uint64_t>, capacity> keys;
     std::atomic<std::uint64_t> after{~std::uint64_t{0}};

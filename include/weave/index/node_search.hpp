@@ -75,43 +75,57 @@ unsigned count_below_unpredictable(unsigned n, Below below) noexcept {
 // OrEqual), by comparing all of them at once: for a sorted node this is the
 // binary search's answer, without its chain of dependent loads (a node's key
 // lines are fetched in parallel) or its mispredictions, in a fixed run of
-// instructions. Keys past n are masked off, never read.
+// instructions. All Capacity keys are compared, in a loop of a fixed
+// length, and the positions from n on are dropped from the mask once at the
+// end: a mask per vector cost more instructions than the compares, and a
+// loop that stops at n mispredicts its exit on nodes of varying fill
+// (docs/results/tpcc.md). Only the last vector, where Capacity is not a
+// multiple of its width, is loaded under a mask, so nothing past Capacity is
+// read.
 template <unsigned Capacity, bool OrEqual>
 unsigned count_below_vector(const std::atomic<std::uint64_t>* keys, unsigned n, std::uint64_t k) noexcept {
   static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t));
+  static_assert(Capacity > 0 && Capacity <= 64, "one bit a key in a 64-bit mask");
   const auto* words = reinterpret_cast<const std::uint64_t*>(keys);
-  unsigned count = 0;
+#if defined(__AVX512F__) || defined(__AVX2__)
+  const std::uint64_t first_n = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+#endif
 #if defined(__AVX512F__)
   const __m512i key = _mm512_set1_epi64(static_cast<long long>(k));
+  std::uint64_t hits = 0;  // bit i: key i compares
   for (unsigned i = 0; i < Capacity; i += 8) {
-    const unsigned left = n > i ? n - i : 0;
-    const auto valid = static_cast<__mmask8>(left >= 8 ? 0xffu : (1u << left) - 1);
-    const __m512i v = _mm512_maskz_loadu_epi64(valid, words + i);
-    const __mmask8 m =
-        OrEqual ? _mm512_mask_cmple_epu64_mask(valid, v, key) : _mm512_mask_cmplt_epu64_mask(valid, v, key);
-    count += static_cast<unsigned>(std::popcount(static_cast<unsigned>(m)));
+    const __m512i v = i + 8 <= Capacity ? _mm512_loadu_si512(words + i)
+                                        : _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1u << (Capacity - i)) - 1),
+                                                                   words + i);
+    const __mmask8 m = OrEqual ? _mm512_cmple_epu64_mask(v, key) : _mm512_cmplt_epu64_mask(v, key);
+    hits |= std::uint64_t{static_cast<unsigned>(m)} << i;
   }
+  return static_cast<unsigned>(std::popcount(hits & first_n));
 #elif defined(__AVX2__)
   // AVX2 compares signed words only: flipping the top bit of both sides
-  // orders them as unsigned.
+  // orders them as unsigned. below: k > v; at most: not v > k.
   const __m256i top = _mm256_set1_epi64x(static_cast<long long>(std::uint64_t{1} << 63));
   const __m256i key = _mm256_xor_si256(_mm256_set1_epi64x(static_cast<long long>(k)), top);
-  const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+  std::uint64_t hits = 0;  // bit i: below (or above, for OrEqual) at key i
   for (unsigned i = 0; i < Capacity; i += 4) {
-    const __m256i valid =
-        _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(n) - static_cast<long long>(i)), lane);
-    const __m256i v =
-        _mm256_xor_si256(_mm256_maskload_epi64(reinterpret_cast<const long long*>(words + i), valid), top);
-    // below: k > v; at most: not v > k.
-    const __m256i m = OrEqual ? _mm256_andnot_si256(_mm256_cmpgt_epi64(v, key), valid)
-                              : _mm256_and_si256(_mm256_cmpgt_epi64(key, v), valid);
-    count += static_cast<unsigned>(
-        std::popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(m)))));
+    __m256i raw;
+    if (i + 4 <= Capacity) {
+      raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + i));
+    } else {
+      const long long left = Capacity - i;
+      const __m256i lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
+      raw = _mm256_maskload_epi64(reinterpret_cast<const long long*>(words + i), lanes);
+    }
+    const __m256i v = _mm256_xor_si256(raw, top);
+    const __m256i m = OrEqual ? _mm256_cmpgt_epi64(v, key) : _mm256_cmpgt_epi64(key, v);
+    hits |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(m)))} << i;
   }
+  return static_cast<unsigned>(std::popcount((OrEqual ? ~hits : hits) & first_n));
 #else
+  unsigned count = 0;
   for (unsigned i = 0; i < n; ++i) count += OrEqual ? words[i] <= k : words[i] < k;
-#endif
   return count;
+#endif
 }
 
 }  // namespace weave
