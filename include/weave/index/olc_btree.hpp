@@ -485,7 +485,10 @@ class basic_olc_btree<Key>::descent {
   descent(const basic_olc_btree& tree, const Key& key, Policy) noexcept
       : descent(tree, key, search_for<Policy>(), !Policy::prefetches) {}
 
-  const node* step() noexcept {
+  // Inlined into each operation: as a call, saving and restoring registers
+  // at every node made a third of its own instructions (callgrind, naive
+  // Stock-Level; docs/results/tpcc.md).
+  [[gnu::always_inline]] const node* step() noexcept {
     for (;;) {
       if (n_ == nullptr) {  // (re)start at the root
         n_ = tree_->root();

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The node search with one mask at the end (new) against a mask per vector
-# (old, 9d6b8c4): old and new take turns, one configuration per process, the
-# order reversed in every other pair. OLD and NEW name the two binaries;
+# (old, 9d6b8c4), then the descent's step inlined against that: old and new
+# take turns, one configuration per process, the order reversed in every
+# other pair. OLD and NEW name the two binaries;
 # SET picks the runs:
 #   first  (runs.jsonl)       four pairs of four configurations
 #   loop   (runs-2.jsonl)     NEW built with the loop that stops at the last
 #                             vector holding a key (the variant not kept)
 #   more   (runs-more.jsonl)  eight more pairs of the two configurations
 #                             below 1.0 in the first set's medians
+#   inline (runs-inline.jsonl) OLD the one-mask search (0cbf787), NEW with
+#                             the descent's step inlined: naive only
+#   inline-ycsb (runs-inline-ycsb.jsonl) eight more pairs of its YCSB
 set -euo pipefail
 old=${OLD:?} new=${NEW:?}
 set_name=${SET:-first}
@@ -15,7 +19,9 @@ case $set_name in
   first) out=runs.jsonl; pairs="1 2 3 4" ;;
   loop) out=runs-2.jsonl; pairs="1 2 3 4" ;;
   more) out=runs-more.jsonl; pairs="1 2 3 4 5 6 7 8" ;;
-  *) echo "run.sh: SET must be first, loop or more" >&2; exit 2 ;;
+  inline) out=runs-inline.jsonl; pairs="1 2 3 4 5 6" ;;
+  inline-ycsb) out=runs-inline-ycsb.jsonl; pairs="1 2 3 4 5 6 7 8" ;;
+  *) echo "run.sh: SET must be first, loop, more, inline or inline-ycsb" >&2; exit 2 ;;
 esac
 out=$(dirname "$0")/$out
 : > "$out"
@@ -48,6 +54,13 @@ for pair in $pairs; do
     more)
       run ycsb-read-30M $pair "${ycsb[@]}" --modes coro
       run tpcc-16w $pair "${tpcc[@]}" --modes naive
+      ;;
+    inline)
+      run ycsb-read-30M $pair "${ycsb[@]}" --modes naive
+      run tpcc-16w $pair "${tpcc[@]}" --modes naive
+      ;;
+    inline-ycsb)
+      run ycsb-read-30M $pair "${ycsb[@]}" --modes naive
       ;;
   esac
 done
