@@ -7,11 +7,15 @@
 #include "weave/index/node_search.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <random>
 #include <string>
 
@@ -42,8 +46,8 @@ std::uint64_t draw(std::mt19937_64& rng) {
 TEST(NodeSearch, VectorCountMatchesPlainCount) {
   SCOPED_TRACE(std::string("form: ") + WEAVE_NODE_SEARCH_FORM);
   std::mt19937_64 rng(11);
-  // One more word than the keys: the search must not read past Capacity,
-  // and keys from n on (random, unsorted) must not count.
+  // Keys from n on (random, unsorted) must not count; that nothing past
+  // Capacity is read is checked with a guard page below.
   struct alignas(64) node {
     std::array<std::atomic<std::uint64_t>, capacity> keys;
     std::atomic<std::uint64_t> after{~std::uint64_t{0}};
@@ -78,6 +82,70 @@ TEST(NodeSearch, CapacityNotAMultipleOfTheVector) {
       EXPECT_EQ((count_below_vector<7, true>(keys.data(), n, k)), at_most) << n << " " << k;
     }
   }
+}
+
+// Capacity keys that end where an inaccessible page begins: a search that
+// reads one word past Capacity faults.
+class keys_before_a_guard_page {
+ public:
+  explicit keys_before_a_guard_page(unsigned key_count) {
+    page_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    void* p = ::mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    base_ = static_cast<std::byte*>(p);
+    if (::mprotect(base_ + page_, page_, PROT_NONE) != 0) throw std::bad_alloc();
+    keys_ = reinterpret_cast<std::atomic<std::uint64_t>*>(base_ + page_ - key_count * sizeof(std::uint64_t));
+    for (unsigned i = 0; i < key_count; ++i) new (&keys_[i]) std::atomic<std::uint64_t>(0);
+  }
+  keys_before_a_guard_page(const keys_before_a_guard_page&) = delete;
+  keys_before_a_guard_page& operator=(const keys_before_a_guard_page&) = delete;
+  ~keys_before_a_guard_page() { ::munmap(base_, 2 * page_); }
+  std::atomic<std::uint64_t>* keys() const noexcept { return keys_; }
+
+ private:
+  std::size_t page_;
+  std::byte* base_;
+  std::atomic<std::uint64_t>* keys_;
+};
+
+template <unsigned Capacity>
+void check_capacity(std::mt19937_64& rng) {
+  SCOPED_TRACE("capacity " + std::to_string(Capacity));
+  const keys_before_a_guard_page guarded(Capacity);
+  std::atomic<std::uint64_t>* keys = guarded.keys();
+  std::array<std::uint64_t, Capacity> plain{};
+  for (int round = 0; round < 2000; ++round) {
+    const unsigned n = static_cast<unsigned>(rng() % (Capacity + 1));
+    for (unsigned i = 0; i < Capacity; ++i) plain[i] = draw(rng);
+    std::sort(plain.begin(), plain.begin() + n);
+    for (unsigned i = 0; i < Capacity; ++i) keys[i].store(plain[i], std::memory_order_relaxed);
+    const std::uint64_t k = (n > 0 && rng() % 2 == 0) ? plain[rng() % n] : draw(rng);
+    unsigned below = 0, at_most = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      below += plain[i] < k;
+      at_most += plain[i] <= k;
+    }
+    ASSERT_EQ((count_below_vector<Capacity, false>(keys, n, k)), below) << "n " << n << " key " << k;
+    ASSERT_EQ((count_below_vector<Capacity, true>(keys, n, k)), at_most) << "n " << n << " key " << k;
+  }
+}
+
+TEST(NodeSearch, EveryCapacityReadsNothingPastIt) {
+  SCOPED_TRACE(std::string("form: ") + WEAVE_NODE_SEARCH_FORM);
+  std::mt19937_64 rng(12);
+  // Whole vectors only, partial last vectors of each length, and the
+  // 64-key limit of the mask.
+  check_capacity<1>(rng);
+  check_capacity<3>(rng);
+  check_capacity<4>(rng);
+  check_capacity<5>(rng);
+  check_capacity<8>(rng);
+  check_capacity<9>(rng);
+  check_capacity<30>(rng);
+  check_capacity<31>(rng);
+  check_capacity<32>(rng);
+  check_capacity<63>(rng);
+  check_capacity<64>(rng);
 }
 
 }  // namespace
