@@ -26,7 +26,11 @@ constexpr const char* format_file = "FORMAT";
 constexpr const char* lock_file = "LOCK";
 constexpr const char* catalog_file = "CATALOG";
 
-std::string format_line() { return fmt::format("weave data directory, format {}", data_format_version); }
+std::string format_line(std::uint32_t version = data_format_version) {
+  return fmt::format("weave data directory, format {}", version);
+}
+// The oldest format still read: its catalog may end without a checksum.
+constexpr std::uint32_t unchecked_catalog_format = 2;
 
 [[noreturn]] void refuse(const fs::path& dir, const std::string& why) {
   throw data_directory_error(fmt::format("data directory '{}': {}", dir.string(), why));
@@ -78,8 +82,19 @@ std::string checksum_line(std::string_view entries) {
 
 // "<id> <keys> <name>" per line, the keys "integer" or "bytes", followed by
 // "/<inline value bytes>" where those are not 0; the name runs to the end of
-// the line. Then the checksum line (catalogs written before it have none).
-std::vector<catalog_entry> parse_catalog(const fs::path& dir, std::string text) {
+// the line. Then the checksum line, which only catalogs of format 2 may lack:
+// one cut short by a line, or whose last line was lost, is refused.
+std::string catalog_text(const std::vector<catalog_entry>& entries) {
+  std::string text;
+  for (const catalog_entry& e : entries) {
+    text += fmt::format("{} {}{} {}\n", e.id, e.byte_keys ? "bytes" : "integer",
+                        e.inline_value_bytes == 0 ? std::string() : fmt::format("/{}", e.inline_value_bytes),
+                        e.name);
+  }
+  return text + checksum_line(text);
+}
+
+std::vector<catalog_entry> parse_catalog(const fs::path& dir, std::string text, bool checksum_required) {
   std::vector<catalog_entry> out;
   if (!text.empty() && text.back() != '\n') refuse(dir, fmt::format("{} ends in the middle of a line", catalog_file));
   // The checksum line has a fixed length, so it is found by that, not by
@@ -96,6 +111,8 @@ std::vector<catalog_entry> parse_catalog(const fs::path& dir, std::string text) 
       refuse(dir, fmt::format("{} does not match its checksum (damaged, or edited by hand)", catalog_file));
     }
     text.resize(last);
+  } else if (checksum_required) {
+    refuse(dir, fmt::format("{} has no checksum line (damaged, or cut short)", catalog_file));
   }
   std::istringstream lines(text);
   std::string line;
@@ -147,9 +164,12 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
   // The format first, so that another version's directory is left untouched (no lock file either).
   const fs::path format = path_ / format_file;
   const bool fresh = !fs::exists(format, ec);
+  std::uint32_t version = data_format_version;
   if (!fresh) {
     const std::string text = read_whole(path_, format);
-    if (text != format_line() + "\n") {
+    if (text == format_line(unchecked_catalog_format) + "\n") {
+      version = unchecked_catalog_format;
+    } else if (text != format_line() + "\n") {
       refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
     }
   } else if (read_only_) {
@@ -177,7 +197,16 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
   }
   try {
     if (fresh) replace_file(path_, format_file, format_line() + "\n");  // never read-only: refused above
-    if (fs::exists(path_ / catalog_file)) catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file));
+    const bool has_catalog = fs::exists(path_ / catalog_file);
+    if (has_catalog) {
+      catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), version == data_format_version);
+    }
+    if (version != data_format_version && !read_only_) {
+      // The upgrade: the catalog with its checksum first, so that a crash
+      // between the two files leaves a format-2 directory that reads as before.
+      if (has_catalog) replace_file(path_, catalog_file, catalog_text(catalog_));
+      replace_file(path_, format_file, format_line() + "\n");
+    }
   } catch (...) {
     if (lock_fd_ >= 0) ::close(lock_fd_);  // no destructor runs for a constructor that throws
     lock_fd_ = -1;
@@ -204,17 +233,10 @@ void data_directory::add_table(const catalog_entry& entry) {
   if (entry.id != catalog_.size() || entry.name.empty() || entry.name.find('\n') != std::string::npos) {
     throw std::invalid_argument("a catalog entry takes the next id and a one-line name");
   }
-  const auto line = [](const catalog_entry& e) {
-    return fmt::format("{} {}{} {}\n", e.id, e.byte_keys ? "bytes" : "integer",
-                       e.inline_value_bytes == 0 ? std::string() : fmt::format("/{}", e.inline_value_bytes),
-                       e.name);
-  };
-  std::string text;
-  for (const catalog_entry& e : catalog_) text += line(e);
-  text += line(entry);
-  text += checksum_line(text);
-  replace_file(path_, catalog_file, text);
-  catalog_.push_back(entry);
+  std::vector<catalog_entry> next = catalog_;
+  next.push_back(entry);
+  replace_file(path_, catalog_file, catalog_text(next));
+  catalog_ = std::move(next);
 }
 
 }  // namespace weave::durability

@@ -139,14 +139,60 @@ TEST(data_directory, the_catalog_survives_reopening_and_damage_is_reported) {
   const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
   ASSERT_TRUE(good.substr(last).starts_with("checksum ")) << good;
   const std::string entries = good.substr(0, last);
-  // A catalog from before the checksum (none at its end) is read as it was.
-  std::ofstream(t.path / "CATALOG", std::ios::trunc) << entries;
-  EXPECT_EQ(data_directory(t.path).catalog().size(), 3u);
+  // Catalogs of format 2 may end without the checksum (they were written
+  // before it): their lines are still checked one by one.
+  std::ofstream(t.path / "FORMAT", std::ios::trunc) << "weave data directory, format 2\n";
   for (const char* bad :
        {"3 sideways x\n", "3 integer/0 x\n", "3 integer/ x\n", "3 integer/8x x\n", "3 bytes/-1 x\n"}) {
     std::ofstream(t.path / "CATALOG", std::ios::trunc) << entries << bad;
     EXPECT_NE(message_of(t.path).find("CATALOG line 4 is damaged"), std::string::npos) << bad;
   }
+}
+
+std::string contents(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_which_opening_upgrades) {
+  temp_dir t;
+  {
+    data_directory d(t.path);
+    d.add_table({0, "numbers", false});
+    d.add_table({1, "names", true, 8});
+  }
+  const std::string current = contents(t.path / "FORMAT"), good = contents(t.path / "CATALOG");
+  ASSERT_EQ(current, "weave data directory, format 3\n");
+  const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
+  const std::string entries = good.substr(0, last);
+  const std::vector<catalog_entry> tables{{0, "numbers", false}, {1, "names", true, 8}};
+  // The checksum line lost whole (a file cut short at a line's end), or the
+  // last table's line with it: refused in format 3.
+  for (const std::string& cut : {entries, good.substr(0, good.find('\n') + 1), std::string()}) {
+    std::ofstream(t.path / "CATALOG", std::ios::trunc) << cut;
+    EXPECT_NE(message_of(t.path).find("CATALOG has no checksum line"), std::string::npos) << cut;
+  }
+  // The same catalog in a directory of format 2 (written before the
+  // checksum) is read; read-only, nothing changes.
+  std::ofstream(t.path / "CATALOG", std::ios::trunc) << entries;
+  std::ofstream(t.path / "FORMAT", std::ios::trunc) << "weave data directory, format 2\n";
+  EXPECT_EQ(data_directory(t.path, true).catalog(), tables);
+  EXPECT_EQ(contents(t.path / "CATALOG"), entries);
+  EXPECT_EQ(contents(t.path / "FORMAT"), "weave data directory, format 2\n");
+  // Opened to write, it becomes format 3: the catalog gets its checksum.
+  EXPECT_EQ(data_directory(t.path).catalog(), tables);
+  EXPECT_EQ(contents(t.path / "CATALOG"), good);
+  EXPECT_EQ(contents(t.path / "FORMAT"), current);
+  // A format-2 catalog that has the checksum keeps being checked by it.
+  std::ofstream(t.path / "FORMAT", std::ios::trunc) << "weave data directory, format 2\n";
+  std::string damaged = good;
+  damaged[damaged.find("numbers")] = 'N';
+  std::ofstream(t.path / "CATALOG", std::ios::trunc) << damaged;
+  EXPECT_NE(message_of(t.path).find("does not match its checksum"), std::string::npos);
+  EXPECT_EQ(contents(t.path / "FORMAT"), "weave data directory, format 2\n") << "refused, yet upgraded";
+  // Format 1 is not read.
+  std::ofstream(t.path / "FORMAT", std::ios::trunc) << "weave data directory, format 1\n";
+  EXPECT_NE(message_of(t.path).find("format 1"), std::string::npos);
 }
 
 TEST(data_directory, a_catalog_that_does_not_match_its_checksum_is_refused) {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "fuzz/directory_image.hpp"
 #include "support/engine_contents.hpp"
 #include "support/temp_dir.hpp"
 #include "weave/durability/checkpoint.hpp"
@@ -321,7 +322,7 @@ TEST(durable_engine_files, a_catalog_with_slots_too_wide_is_refused) {
                  std::invalid_argument);
   }
   std::ofstream(dir.path / "CATALOG", std::ios::trunc)
-      << "0 integer/" << table::max_inline_value_bytes + 1 << " slots\n";
+      << fuzz::sealed_catalog("0 integer/" + std::to_string(table::max_inline_value_bytes + 1) + " slots\n");
   try {
     engine::open(dir.path, options_for(durability_mode::sync));
     ADD_FAILURE() << "opened";
@@ -589,8 +590,9 @@ TEST(durable_engine_files, timestamps_that_leave_the_clock_no_room_are_reported)
   }
 }
 
-// A CATALOG emptied by hand: the checkpoint's records name tables it does
-// not hold, and the message says so, naming the checkpoint once.
+// A CATALOG emptied by hand (its checksum made to match): the checkpoint's
+// records name tables it does not hold, and the message says so, naming the
+// checkpoint once.
 TEST(durable_engine_files, a_checkpoint_record_that_the_catalog_does_not_name_is_reported) {
   temp_dir dir;
   {
@@ -601,7 +603,7 @@ TEST(durable_engine_files, a_checkpoint_record_that_the_catalog_does_not_name_is
     run_some(*e, run_mode::sequential, 1, 20, model);
     e->checkpoint();
   }
-  std::ofstream(dir.path / "CATALOG", std::ios::trunc).close();
+  std::ofstream(dir.path / "CATALOG", std::ios::trunc) << fuzz::sealed_catalog("");
   try {
     engine::open(dir.path, options_for(durability_mode::sync));
     FAIL() << "records of a table the catalog does not name were accepted";

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -105,6 +106,13 @@ std::uint8_t unpack(std::string_view image, const fs::path& dir) {
     std::ofstream(dir / f.name, std::ios::binary).write(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
   }
   return flags;
+}
+
+std::string sealed_catalog(std::string_view lines) {
+  char sum[32];
+  std::snprintf(sum, sizeof sum, "checksum %016llx\n",
+                static_cast<unsigned long long>(XXH3_64bits(lines.data(), lines.size())));
+  return std::string(lines) + sum;
 }
 
 void reseal_groups(std::string& bytes) {

@@ -46,4 +46,8 @@ std::uint8_t unpack(std::string_view image, const std::filesystem::path& dir);
 // length that fits. Leaves everything else alone.
 void reseal_groups(std::string& bytes);
 
+// A CATALOG's text from its table lines: the lines, then the checksum line
+// a catalog of format 3 must end with (data_directory.cpp's layout).
+std::string sealed_catalog(std::string_view lines);
+
 }  // namespace weave::fuzz

@@ -5,8 +5,8 @@
 //
 // Opening refuses, with one line and nothing written: a path that is a
 // file, a directory that cannot be created or written, one that belongs to
-// another format version, and one another process has open. A missing
-// directory is created.
+// another format version (format 2 is upgraded), and one another process
+// has open. A missing directory is created.
 
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +16,10 @@
 
 namespace weave::durability {
 
-inline constexpr std::uint32_t data_format_version = 2;  // 2: checkpoints end with a marker
+// 2: checkpoints end with a marker; 3: the catalog ends with its checksum.
+// A format-2 directory is still read (its catalog may lack the checksum),
+// and opening one for writing makes it format 3.
+inline constexpr std::uint32_t data_format_version = 3;
 
 // Bad or unusable data directory: the message is one line for a user.
 class data_directory_error : public std::runtime_error {
