@@ -164,13 +164,13 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
   // The format first, so that another version's directory is left untouched (no lock file either).
   const fs::path format = path_ / format_file;
   const bool fresh = !fs::exists(format, ec);
-  std::uint32_t version = data_format_version;
   if (!fresh) {
     const std::string text = read_whole(path_, format);
     if (text == format_line(unchecked_catalog_format) + "\n") {
-      version = unchecked_catalog_format;
+      version_ = unchecked_catalog_format;
     } else if (text != format_line() + "\n") {
-      refuse(path_, fmt::format("its FORMAT says '{}', not '{}'", excerpt(text), format_line()));
+      refuse(path_, fmt::format("its FORMAT says '{}', not '{}' (or format {})", excerpt(text), format_line(),
+                                unchecked_catalog_format));
     }
   } else if (read_only_) {
     refuse(path_, "is not a weave data directory (no FORMAT file)");
@@ -197,15 +197,9 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
   }
   try {
     if (fresh) replace_file(path_, format_file, format_line() + "\n");  // never read-only: refused above
-    const bool has_catalog = fs::exists(path_ / catalog_file);
-    if (has_catalog) {
-      catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), version == data_format_version);
-    }
-    if (version != data_format_version && !read_only_) {
-      // The upgrade: the catalog with its checksum first, so that a crash
-      // between the two files leaves a format-2 directory that reads as before.
-      if (has_catalog) replace_file(path_, catalog_file, catalog_text(catalog_));
-      replace_file(path_, format_file, format_line() + "\n");
+    has_catalog_ = fs::exists(path_ / catalog_file);
+    if (has_catalog_) {
+      catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), version_ == data_format_version);
     }
   } catch (...) {
     if (lock_fd_ >= 0) ::close(lock_fd_);  // no destructor runs for a constructor that throws
@@ -228,6 +222,16 @@ data_directory::~data_directory() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the lock
 }
 
+void data_directory::upgrade() {
+  if (read_only_) throw std::logic_error("a data directory opened read-only is not upgraded");
+  if (version_ == data_format_version) return;
+  // The catalog with its checksum first, so that a crash between the two
+  // files leaves a format-2 directory that reads as before.
+  if (has_catalog_) replace_file(path_, catalog_file, catalog_text(catalog_));
+  replace_file(path_, format_file, format_line() + "\n");
+  version_ = data_format_version;
+}
+
 void data_directory::add_table(const catalog_entry& entry) {
   if (read_only_) throw std::logic_error("a data directory opened read-only records no table");
   if (entry.id != catalog_.size() || entry.name.empty() || entry.name.find('\n') != std::string::npos) {
@@ -237,6 +241,7 @@ void data_directory::add_table(const catalog_entry& entry) {
   next.push_back(entry);
   replace_file(path_, catalog_file, catalog_text(next));
   catalog_ = std::move(next);
+  has_catalog_ = true;
 }
 
 }  // namespace weave::durability

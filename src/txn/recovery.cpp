@@ -690,7 +690,10 @@ void engine::recover(const engine_options& options) {
                                      dir.string(), last));
   }
   // Only now that everything read is sound: nothing is written on a failure.
-  if (!options.read_only) durability::cut_torn_tail(dir, replay);
+  if (!options.read_only) {
+    durability::cut_torn_tail(dir, replay);
+    directory_->upgrade();
+  }
   recovery_.log_read_seconds = log_read_seconds;
   recovery_.log_transactions = replay.applied;
   recovery_.log_discarded = replay.discarded;

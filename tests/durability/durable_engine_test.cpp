@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -329,6 +330,59 @@ TEST(durable_engine_files, a_catalog_with_slots_too_wide_is_refused) {
   } catch (const durability::data_directory_error& e) {
     EXPECT_NE(std::string(e.what()).find("'slots' keeps values of up to"), std::string::npos) << e.what();
   }
+}
+
+// A directory of format 2, whose catalog may lack its checksum: the engine
+// reads it, and makes it format 3 only once everything in it has been
+// checked, so that one it refuses stays as it was.
+TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_been_read) {
+  const auto text = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string format_2 = "weave data directory, format 2\n";
+  const auto make_format_2 = [&](const fs::path& d) {  // the catalog without its checksum line
+    const std::string sealed = text(d / "CATALOG");
+    std::ofstream(d / "CATALOG", std::ios::trunc) << sealed.substr(0, sealed.rfind("checksum "));
+    std::ofstream(d / "FORMAT", std::ios::trunc) << format_2;
+    return sealed;
+  };
+  temp_dir dir;
+  oracle model;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes, 0, 16);
+    run_some(*e, run_mode::sequential, 1, 20, model);
+  }
+  const std::string sealed = make_format_2(dir.path);
+  {
+    auto read_only = options_for(durability_mode::sync);
+    read_only.read_only = true;
+    auto e = engine::open(dir.path, read_only);
+    EXPECT_EQ(contents(*e), model);
+  }
+  EXPECT_EQ(text(dir.path / "FORMAT"), format_2);
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    EXPECT_EQ(contents(*e), model);
+  }
+  EXPECT_EQ(text(dir.path / "FORMAT"), "weave data directory, format 3\n");
+  EXPECT_EQ(text(dir.path / "CATALOG"), sealed);
+
+  // Refused after the directory was opened (a table's slots too wide for
+  // this build): nothing is upgraded.
+  temp_dir wide;
+  {
+    auto e = engine::open(wide.path, options_for(durability_mode::sync));
+    e->create_table("slots", key_kind::integer, 0, 16);
+  }
+  make_format_2(wide.path);
+  std::ofstream(wide.path / "CATALOG", std::ios::trunc)
+      << "0 integer/" << table::max_inline_value_bytes + 1 << " slots\n";
+  EXPECT_THROW(engine::open(wide.path, options_for(durability_mode::sync)), durability::data_directory_error);
+  EXPECT_EQ(text(wide.path / "FORMAT"), format_2);
+  EXPECT_EQ(text(wide.path / "CATALOG"), "0 integer/" + std::to_string(table::max_inline_value_bytes + 1) + " slots\n");
 }
 
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {

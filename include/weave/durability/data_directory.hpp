@@ -5,8 +5,8 @@
 //
 // Opening refuses, with one line and nothing written: a path that is a
 // file, a directory that cannot be created or written, one that belongs to
-// another format version (format 2 is upgraded), and one another process
-// has open. A missing directory is created.
+// another format version (format 2 is read), and one another process has
+// open. A missing directory is created.
 
 #include <cstdint>
 #include <filesystem>
@@ -17,8 +17,8 @@
 namespace weave::durability {
 
 // 2: checkpoints end with a marker; 3: the catalog ends with its checksum.
-// A format-2 directory is still read (its catalog may lack the checksum),
-// and opening one for writing makes it format 3.
+// A format-2 directory is still read (its catalog may lack the checksum);
+// upgrade() makes it format 3.
 inline constexpr std::uint32_t data_format_version = 3;
 
 // Bad or unusable data directory: the message is one line for a user.
@@ -53,6 +53,14 @@ class data_directory {
   // Records one more table: the catalog is rewritten to a new file, synced
   // and renamed over the old one, so a crash leaves the old or the new one.
   void add_table(const catalog_entry& entry);
+  // The format read: data_format_version, or 2 for a directory upgrade()
+  // has yet to bring up to it.
+  std::uint32_t format() const noexcept { return version_; }
+  // Rewrites a format-2 directory as format 3: the catalog with its
+  // checksum, then FORMAT. Its owner calls it once every file of the
+  // directory has been checked, so that a directory it refuses is left as
+  // it was. Throws std::logic_error if opened read-only.
+  void upgrade();
 
  private:
   // Takes the lock on lock_fd_ (LOCK_SH or LOCK_EX), or closes it and refuses.
@@ -61,6 +69,8 @@ class data_directory {
   std::filesystem::path path_;
   bool read_only_ = false;
   int lock_fd_ = -1;
+  std::uint32_t version_ = data_format_version;
+  bool has_catalog_ = false;
   std::vector<catalog_entry> catalog_;
 };
 
