@@ -199,7 +199,8 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
     if (fresh) replace_file(path_, format_file, format_line() + "\n");  // never read-only: refused above
     has_catalog_ = fs::exists(path_ / catalog_file);
     if (has_catalog_) {
-      catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), version_ == data_format_version);
+      const bool checksum_required = version_ == data_format_version;
+      catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), checksum_required);
     }
   } catch (...) {
     if (lock_fd_ >= 0) ::close(lock_fd_);  // no destructor runs for a constructor that throws
