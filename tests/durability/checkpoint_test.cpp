@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 
 namespace weave::durability {
@@ -16,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test_support::file_bytes;
 using test_support::temp_dir;
 
 using record = std::tuple<std::uint32_t, std::string, std::string>;
@@ -88,10 +90,7 @@ TEST(checkpoint, any_damage_is_reported_even_at_the_end) {
   std::mt19937_64 rng(2);
   write_random(dir.path, 9, 3000, rng);
   const fs::path path = dir.path / checkpoint_name(9);
-  const std::string whole = [&] {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string whole = file_bytes(path);
   for (int round = 0; round < 300; ++round) {
     std::string bytes = whole;
     // Half the rounds in the last 4 KiB: a checkpoint has no tail to forgive.
@@ -111,10 +110,7 @@ TEST(checkpoint, one_cut_short_between_groups_or_emptied_is_reported) {
   std::mt19937_64 rng(4);
   write_random(dir.path, 11, 20000, rng);  // several groups
   const fs::path path = dir.path / checkpoint_name(11);
-  const std::string whole = [&] {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string whole = file_bytes(path);
   std::vector<std::size_t> boundaries;
   for (std::size_t at = 0; at < whole.size();) {
     boundaries.push_back(at);

@@ -6,11 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 
 namespace weave::durability {
@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test_support::file_bytes;
 using test_support::temp_dir;
 
 std::string message_of(const fs::path& p) {
@@ -131,10 +132,7 @@ TEST(data_directory, the_catalog_survives_reopening_and_damage_is_reported) {
     EXPECT_EQ(d.catalog()[1], (catalog_entry{1, "names with spaces", true}));
     EXPECT_EQ(d.catalog()[2], (catalog_entry{2, "inline", false, 16}));
   }
-  const std::string good = [&] {
-    std::ifstream in(t.path / "CATALOG");
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string good = file_bytes(t.path / "CATALOG");
   // The last line is the checksum of the others.
   const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
   ASSERT_TRUE(good.substr(last).starts_with("checksum ")) << good;
@@ -149,11 +147,6 @@ TEST(data_directory, the_catalog_survives_reopening_and_damage_is_reported) {
   }
 }
 
-std::string contents(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_which_upgrade_raises) {
   temp_dir t;
   {
@@ -161,7 +154,7 @@ TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_whi
     d.add_table({0, "numbers", false});
     d.add_table({1, "names", true, 8});
   }
-  const std::string current = contents(t.path / "FORMAT"), good = contents(t.path / "CATALOG");
+  const std::string current = file_bytes(t.path / "FORMAT"), good = file_bytes(t.path / "CATALOG");
   ASSERT_EQ(current, "weave data directory, format 3\n");
   const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
   const std::string entries = good.substr(0, last);
@@ -186,15 +179,15 @@ TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_whi
   {
     data_directory d(t.path);
     EXPECT_EQ(d.catalog(), tables);
-    EXPECT_EQ(contents(t.path / "CATALOG"), entries);
-    EXPECT_EQ(contents(t.path / "FORMAT"), format_2);
+    EXPECT_EQ(file_bytes(t.path / "CATALOG"), entries);
+    EXPECT_EQ(file_bytes(t.path / "FORMAT"), format_2);
     // The upgrade, when FORMAT cannot be replaced (its temporary name is
     // taken by a directory): the catalog has its checksum, FORMAT still
     // says 2, which is what a crash between the two leaves. It reads.
     fs::create_directory(t.path / "FORMAT.tmp");
     EXPECT_THROW(d.upgrade(), data_directory_error);
-    EXPECT_EQ(contents(t.path / "CATALOG"), good);
-    EXPECT_EQ(contents(t.path / "FORMAT"), format_2);
+    EXPECT_EQ(file_bytes(t.path / "CATALOG"), good);
+    EXPECT_EQ(file_bytes(t.path / "FORMAT"), format_2);
     fs::remove(t.path / "FORMAT.tmp");
   }
   {
@@ -203,8 +196,8 @@ TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_whi
     EXPECT_EQ(d.format(), 2u);
     d.upgrade();
     EXPECT_EQ(d.format(), 3u);
-    EXPECT_EQ(contents(t.path / "CATALOG"), good);
-    EXPECT_EQ(contents(t.path / "FORMAT"), current);
+    EXPECT_EQ(file_bytes(t.path / "CATALOG"), good);
+    EXPECT_EQ(file_bytes(t.path / "FORMAT"), current);
   }
   EXPECT_EQ(data_directory(t.path).format(), 3u);
   // A format-2 catalog that has the checksum keeps being checked by it.
@@ -225,10 +218,7 @@ TEST(data_directory, a_catalog_that_does_not_match_its_checksum_is_refused) {
     d.add_table({0, "numbers", false});
     d.add_table({1, "names", true});
   }
-  const std::string good = [&] {
-    std::ifstream in(t.path / "CATALOG");
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string good = file_bytes(t.path / "CATALOG");
   const auto with = [&](const std::string& text) {
     std::ofstream(t.path / "CATALOG", std::ios::trunc) << text;
     return message_of(t.path);

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -21,6 +20,7 @@
 
 #include "fuzz/directory_image.hpp"
 #include "support/engine_contents.hpp"
+#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 #include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -336,13 +336,9 @@ TEST(durable_engine_files, a_catalog_with_slots_too_wide_is_refused) {
 // reads it, and makes it format 3 only once everything in it has been
 // checked, so that one it refuses stays as it was.
 TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_been_read) {
-  const auto text = [](const fs::path& p) {
-    std::ifstream in(p);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   const std::string format_2 = "weave data directory, format 2\n";
   const auto make_format_2 = [&](const fs::path& d) {  // the catalog without its checksum line
-    const std::string sealed = text(d / "CATALOG");
+    const std::string sealed = test_support::file_bytes(d / "CATALOG");
     std::ofstream(d / "CATALOG", std::ios::trunc) << sealed.substr(0, sealed.rfind("checksum "));
     std::ofstream(d / "FORMAT", std::ios::trunc) << format_2;
     return sealed;
@@ -362,13 +358,13 @@ TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_bee
     auto e = engine::open(dir.path, read_only);
     EXPECT_EQ(contents(*e), model);
   }
-  EXPECT_EQ(text(dir.path / "FORMAT"), format_2);
+  EXPECT_EQ(test_support::file_bytes(dir.path / "FORMAT"), format_2);
   {
     auto e = engine::open(dir.path, options_for(durability_mode::sync));
     EXPECT_EQ(contents(*e), model);
   }
-  EXPECT_EQ(text(dir.path / "FORMAT"), "weave data directory, format 3\n");
-  EXPECT_EQ(text(dir.path / "CATALOG"), sealed);
+  EXPECT_EQ(test_support::file_bytes(dir.path / "FORMAT"), "weave data directory, format 3\n");
+  EXPECT_EQ(test_support::file_bytes(dir.path / "CATALOG"), sealed);
 
   // Refused after the directory was opened (a table's slots too wide for
   // this build): nothing is upgraded.
@@ -378,11 +374,11 @@ TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_bee
     e->create_table("slots", key_kind::integer, 0, 16);
   }
   make_format_2(wide.path);
-  std::ofstream(wide.path / "CATALOG", std::ios::trunc)
-      << "0 integer/" << table::max_inline_value_bytes + 1 << " slots\n";
+  const std::string too_wide = "0 integer/" + std::to_string(table::max_inline_value_bytes + 1) + " slots\n";
+  std::ofstream(wide.path / "CATALOG", std::ios::trunc) << too_wide;
   EXPECT_THROW(engine::open(wide.path, options_for(durability_mode::sync)), durability::data_directory_error);
-  EXPECT_EQ(text(wide.path / "FORMAT"), format_2);
-  EXPECT_EQ(text(wide.path / "CATALOG"), "0 integer/" + std::to_string(table::max_inline_value_bytes + 1) + " slots\n");
+  EXPECT_EQ(test_support::file_bytes(wide.path / "FORMAT"), format_2);
+  EXPECT_EQ(test_support::file_bytes(wide.path / "CATALOG"), too_wide);
 }
 
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
@@ -424,8 +420,7 @@ TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
     const auto files = [&] {
       std::map<std::string, std::string> m;
       for (const auto& f : fs::directory_iterator(dir.path)) {
-        std::ifstream in(f.path(), std::ios::binary);
-        m[f.path().filename().string()] = std::string(std::istreambuf_iterator<char>(in), {});
+        m[f.path().filename().string()] = test_support::file_bytes(f.path());
       }
       return m;
     };

@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "fuzz/directory_image.hpp"
+#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 #include "weave/durability/log_format.hpp"
 #include "weave/durability/log_reader.hpp"
@@ -76,12 +77,9 @@ std::string seal(const std::vector<txn_copy>& txns) {
   return b.seal(through);
 }
 
+using test_support::file_bytes;
 using test_support::temp_dir;
 
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 void write_file(const fs::path& path, std::string_view bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
