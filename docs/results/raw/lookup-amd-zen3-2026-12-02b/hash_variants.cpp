@@ -1,3 +1,8 @@
+// Scratch program behind docs/results/lookups.md's second Zen 3 section:
+// variants of hash_table's find, 48 probes in flight, timed in turn round
+// after round, each on the next window of keys (so checksums are not
+// compared across variants). REV=1 runs the variants in reverse order.
+// Not part of the build.
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -136,7 +141,6 @@ int main(int argc, char** argv) {
   std::size_t T = 8u << 20; std::vector<std::uint64_t> all(T);
   for (std::size_t i = 0; i < T; ++i) all[i] = scramble((scramble(i * 7 + 1) % n) ^ 42);
   std::span<const std::uint64_t> keys(all.data(), L); std::size_t off = 0;
-  for (std::size_t i = 0; i < 0; ++i) (void)i;
   std::vector<std::pair<std::string, std::function<std::uint64_t()>>> vs;
   for (std::size_t g : {48}) {
     vs.push_back({"amac" + std::to_string(g), [&, g] { return baselines::amac_lookup(t, keys, g); }});
@@ -183,14 +187,12 @@ int main(int argc, char** argv) {
       return sum; }});
   }
   std::map<std::string, std::vector<double>> ns;
-  std::uint64_t check = 0;
   for (std::size_t r = 0; r < rounds; ++r)
     for (std::size_t vi = 0; vi < vs.size(); ++vi) { auto& [name, f] = vs[getenv("REV") ? vs.size() - 1 - vi : vi];
       off = (off + L) % (T - L); keys = std::span<const std::uint64_t>(all.data() + off, L);
       auto a = std::chrono::steady_clock::now();
-      std::uint64_t c = f();
+      f();
       double d = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - a).count() / L;
-      (void)c; (void)check;
       ns[name].push_back(d);
     }
   for (auto& [name, v] : ns) { std::sort(v.begin(), v.end()); std::printf("%-8s median %.1f  p25 %.1f min %.1f\n", name.c_str(), v[v.size()/2], v[v.size()/4], v[0]); }
