@@ -38,11 +38,20 @@ std::optional<std::uint64_t> checkpoint_snapshot(std::string_view name) {
   return n;
 }
 
-checkpoint_writer::checkpoint_writer(fs::path directory, std::uint64_t snapshot)
+checkpoint_writer::checkpoint_writer(fs::path directory, std::uint64_t snapshot, std::uint64_t log)
     : directory_(std::move(directory)), snapshot_(snapshot) {
   const fs::path tmp = directory_ / (checkpoint_name(snapshot_) + ".tmp");
   fd_ = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) detail::throw_errno("cannot create checkpoint " + tmp.string());
+  if (log == 0) return;
+  try {
+    write(seal_opening({log, 0}));
+  } catch (...) {  // no destructor runs for a constructor that throws
+    ::close(fd_);
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
 }
 
 checkpoint_writer::~checkpoint_writer() {
@@ -107,7 +116,8 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
   try {
     for (;;) {
       const std::string_view rest(buffer.data() + begin, end - begin);
-      group_view g{group_state::incomplete, 0, 0, 0, 0, 0, false, {}};
+      group_view g{};
+      g.state = group_state::incomplete;
       if (!rest.empty()) g = decode_group(rest);
       if (g.state == group_state::damaged ||
           (g.state == group_state::incomplete && at_end && !rest.empty())) {
@@ -132,6 +142,13 @@ checkpoint_info read_checkpoint(const fs::path& directory, std::uint64_t snapsho
             detail::read_some(fd, buffer.data() + end, buffer.size() - end, "cannot read " + path.string());
         at_end = n == 0;
         end += n;
+        continue;
+      }
+      if (g.opening) {  // the log it belongs to, first or not at all
+        if (info.bytes + begin != 0 || g.identity.segment != 0)
+          throw log_corruption("a misplaced opening group");
+        info.log = g.identity.log;
+        begin += g.bytes;
         continue;
       }
       if (g.restart) {  // the end marker

@@ -30,7 +30,7 @@ std::string format_line(std::uint32_t version = data_format_version) {
   return fmt::format("weave data directory, format {}", version);
 }
 // The oldest format still read: its catalog may end without a checksum.
-constexpr std::uint32_t unchecked_catalog_format = 2;
+constexpr std::uint32_t oldest_format_read = 2, unchecked_catalog_format = 2;
 
 [[noreturn]] void refuse(const fs::path& dir, const std::string& why) {
   throw data_directory_error(fmt::format("data directory '{}': {}", dir.string(), why));
@@ -166,11 +166,13 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
   const bool fresh = !fs::exists(format, ec);
   if (!fresh) {
     const std::string text = read_whole(path_, format);
-    if (text == format_line(unchecked_catalog_format) + "\n") {
-      version_ = unchecked_catalog_format;
-    } else if (text != format_line() + "\n") {
-      refuse(path_, fmt::format("its FORMAT says '{}', not '{}' (or format {})", excerpt(text), format_line(),
-                                unchecked_catalog_format));
+    version_ = 0;
+    for (std::uint32_t v = oldest_format_read; v <= data_format_version; ++v) {
+      if (text == format_line(v) + "\n") version_ = v;
+    }
+    if (version_ == 0) {
+      refuse(path_, fmt::format("its FORMAT says '{}', not '{}' (or formats {} to {})", excerpt(text),
+                                format_line(), oldest_format_read, data_format_version - 1));
     }
   } else if (read_only_) {
     refuse(path_, "is not a weave data directory (no FORMAT file)");
@@ -199,7 +201,7 @@ data_directory::data_directory(std::filesystem::path path, bool read_only)
     if (fresh) replace_file(path_, format_file, format_line() + "\n");  // never read-only: refused above
     has_catalog_ = fs::exists(path_ / catalog_file);
     if (has_catalog_) {
-      const bool checksum_required = version_ == data_format_version;
+      const bool checksum_required = version_ > unchecked_catalog_format;
       catalog_ = parse_catalog(path_, read_whole(path_, path_ / catalog_file), checksum_required);
     }
   } catch (...) {
@@ -228,7 +230,8 @@ void data_directory::upgrade() {
   if (version_ == data_format_version) return;
   // The catalog with its checksum first, so that a crash between the two
   // files leaves a format-2 directory that reads as before.
-  if (has_catalog_) replace_file(path_, catalog_file, catalog_text(catalog_));
+  if (has_catalog_ && version_ == unchecked_catalog_format)
+    replace_file(path_, catalog_file, catalog_text(catalog_));
   replace_file(path_, format_file, format_line() + "\n");
   version_ = data_format_version;
 }

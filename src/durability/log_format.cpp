@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
+#include <stdexcept>
 
 #include "checksum.hpp"
 #include "weave/assert.hpp"
@@ -31,7 +33,8 @@ T get(std::string_view in, std::size_t at) {
 constexpr std::size_t first_commit_at = 16, last_commit_at = 24, through_at = 32;
 constexpr std::size_t payload_checksum_at = 40;
 constexpr std::size_t header_checksum_at = 48;  // the header's last field
-constexpr std::uint16_t restart_flag = 1;
+constexpr std::uint16_t restart_flag = 1, opening_flag = 2;
+constexpr std::size_t opening_payload_bytes = 16;
 
 // The payload's checksum is seeded with the header's fields before it.
 std::uint64_t payload_checksum(std::string_view header, std::string_view payload) {
@@ -161,6 +164,30 @@ void group_builder::seal(std::uint64_t through, std::string& out, bool restart) 
   first_ = last_ = 0;
 }
 
+std::string seal_opening(const segment_identity& id) {
+  if (id.log == 0) throw std::invalid_argument("a log's identity is never 0");
+  std::string payload;
+  put<std::uint64_t>(payload, id.log);
+  put<std::uint64_t>(payload, id.segment);
+  std::string out;
+  put<std::uint32_t>(out, group_magic);
+  put<std::uint16_t>(out, format_version);
+  put<std::uint16_t>(out, opening_flag);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(payload.size()));
+  for (int i = 0; i < 4 + 3 * 8; ++i) out.push_back('\0');  // no transactions, commits or `through`
+  put<std::uint64_t>(out, payload_checksum(out, payload));
+  put<std::uint64_t>(out, header_checksum(out));
+  out.append(payload);  // 16 bytes: no padding
+  return out;
+}
+
+std::uint64_t new_log_identity() {
+  std::random_device source;  // getrandom(2) on Linux
+  std::uint64_t id = 0;
+  while (id == 0) id = (std::uint64_t{source()} << 32) ^ source();
+  return id;
+}
+
 group_view decode_group(std::string_view bytes) {
   group_view g{};
   g.state = group_state::incomplete;
@@ -190,8 +217,16 @@ group_view decode_group(std::string_view bytes) {
   }
   const std::size_t payload_bytes = get<std::uint32_t>(header, 8);
   const std::uint32_t transactions = get<std::uint32_t>(header, 12);
+  const std::uint16_t flags = get<std::uint16_t>(header, 6);
+  const bool opening = (flags & opening_flag) != 0;
+  // An opening group is nothing else: no restart, no transactions, no
+  // timestamps, and a payload of exactly its identity.
   if (payload_bytes > max_group_bytes || transactions > payload_bytes / 12 ||
-      (get<std::uint16_t>(header, 6) & ~restart_flag) != 0) {
+      (flags & ~(restart_flag | opening_flag)) != 0 ||
+      (opening &&
+       (flags != opening_flag || transactions != 0 || payload_bytes != opening_payload_bytes ||
+        get<std::uint64_t>(header, first_commit_at) != 0 || get<std::uint64_t>(header, last_commit_at) != 0 ||
+        get<std::uint64_t>(header, through_at) != 0))) {
     g.state = group_state::damaged;
     return g;
   }
@@ -204,7 +239,8 @@ group_view decode_group(std::string_view bytes) {
       return g;
     }
   }
-  if (payload_checksum(header, payload) != get<std::uint64_t>(header, payload_checksum_at)) {
+  if (payload_checksum(header, payload) != get<std::uint64_t>(header, payload_checksum_at) ||
+      (opening && get<std::uint64_t>(payload, 0) == 0)) {  // no writer names a log 0
     g.state = group_state::damaged;
     return g;
   }
@@ -214,12 +250,20 @@ group_view decode_group(std::string_view bytes) {
   g.first_commit = get<std::uint64_t>(header, first_commit_at);
   g.last_commit = get<std::uint64_t>(header, last_commit_at);
   g.through = get<std::uint64_t>(header, through_at);
-  g.restart = (get<std::uint16_t>(header, 6) & restart_flag) != 0;
+  g.restart = (flags & restart_flag) != 0;
   g.payload = payload;
+  if (opening) {
+    g.opening = true;
+    g.identity = {get<std::uint64_t>(payload, 0), get<std::uint64_t>(payload, 8)};
+  }
   return g;
 }
 
 void decode_transactions(const group_view& group, std::vector<logged_transaction>& out) {
+  if (group.opening) {  // its payload is the segment's identity
+    out.clear();
+    return;
+  }
   const std::string_view p = group.payload;
   std::size_t at = 0;
   const auto need = [&](std::size_t n) {

@@ -47,6 +47,40 @@ bool valid_group_after(std::string_view bytes, std::size_t from) {
 // before is decoded; a smaller one costs less to read than a thread.
 constexpr std::uintmax_t read_ahead_bytes = std::uintmax_t{1} << 20;
 
+// A segment names its log and its own number in its opening group
+// (log_format.hpp); every segment after the first that does must name the
+// same log. Segments of older builds name none, and come before any that do.
+void check_identity(const group_view& g, std::size_t at, std::uint64_t number, const std::string& name,
+                    log_scan& scan) {
+  if (at > 0) {
+    if (g.opening)
+      throw log_corruption(fmt::format("{} at byte {}: a segment's opening group in its middle", name, at));
+    return;
+  }
+  if (!g.opening) {
+    if (scan.log != 0) {
+      throw log_corruption(
+          fmt::format("{} names no log, where {} and the segments after it name log {:016x} (a "
+                      "segment from another log, or from an older build)",
+                      name, segment_name(scan.identified_from), scan.log));
+    }
+    return;
+  }
+  if (g.identity.segment != number) {
+    throw log_corruption(fmt::format("{} opens as {} (a segment renamed, or copied in)", name,
+                                     segment_name(g.identity.segment)));
+  }
+  if (scan.log == 0) {
+    scan.log = g.identity.log;
+    scan.identified_from = number;
+  } else if (g.identity.log != scan.log) {
+    throw log_corruption(
+        fmt::format("{} belongs to log {:016x}, not to this one ({:016x}, named from {} on): a "
+                    "segment from another log",
+                    name, g.identity.log, scan.log, segment_name(scan.identified_from)));
+  }
+}
+
 }  // namespace
 
 log_scan read_log_groups(
@@ -108,7 +142,7 @@ log_scan read_log_groups(
         // header was overwritten. (A sound header cut short at byte 0 is a
         // torn group of a segment written before segments had opening
         // groups, which began with their first group of commits.)
-        if (at == 0 && g.state == group_state::damaged && all.size() > group_header_bytes) {
+        if (at == 0 && g.state == group_state::damaged && all.size() > opening_group_bytes) {
           throw log_corruption(fmt::format("{}: its first {} bytes are not a log group (the segment is damaged, not "
                                            "torn: nothing after them can be trusted)",
                                            name, group_header_bytes));
@@ -118,6 +152,7 @@ log_scan read_log_groups(
         scan.torn_bytes = all.size() - at;
         break;
       }
+      check_identity(g, at, segments[s].first, name, scan);
       try {
         decode_transactions(g, transactions);
       } catch (const log_corruption& e) {

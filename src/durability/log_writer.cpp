@@ -31,6 +31,7 @@ log_writer::log_writer(std::filesystem::path directory, std::size_t segment_byte
   // would be damage in the middle of the log.
   const log_scan scan = read != nullptr ? *read : read_log(directory_, {}, true);
   segments_ = scan.segment_commits;
+  log_ = scan.log != 0 ? scan.log : new_log_identity();
   std::uint64_t last = 0;
   for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
     last = std::max(last, segment_number(entry.path().filename().string()));
@@ -77,12 +78,12 @@ void log_writer::open_segment(std::uint64_t number) {
   try {
     segments_.emplace_back(number, 0);
     detail::sync_directory(directory_);
-    // An empty group opens every segment, synced before anything follows
-    // it: a crash can then tear a segment's first bytes only while the file
-    // holds no more than that group, and a reader that finds a longer
-    // segment without it knows the segment was damaged, not torn
-    // (log_reader.cpp).
-    const std::string opening = group_builder{}.seal(0);
+    // The opening group names the log and the segment, and is synced
+    // before anything follows it: a crash can then tear a segment's first
+    // bytes only while the file holds no more than that group, and a reader
+    // that finds a longer segment without it knows the segment was damaged,
+    // not torn (log_reader.cpp).
+    const std::string opening = seal_opening({log_, number});
     detail::write_all(fd_, opening, "cannot write to log segment " + segment_name(number));
     if (::fdatasync(fd_) != 0) detail::throw_errno("cannot sync log segment " + segment_name(number));
     segment_used_ = opening.size();
@@ -96,7 +97,7 @@ void log_writer::open_segment(std::uint64_t number) {
 void log_writer::append(std::string_view group, std::uint64_t last_commit) {
   if (failed_) throw std::system_error(EIO, std::generic_category(), "the log failed earlier");
   // A segment that holds only its opening group takes any group, however large.
-  if (segment_used_ > group_header_bytes && segment_used_ + group.size() > segment_bytes_) {
+  if (segment_used_ > opening_group_bytes && segment_used_ + group.size() > segment_bytes_) {
     sync();
     open_segment(segment_ + 1);  // marks the writer failed if it fails
   }

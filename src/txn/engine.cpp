@@ -129,7 +129,7 @@ std::uint64_t engine::checkpoint() {
   const std::uint64_t snapshot = t.snapshot();
   if (durability::newest_checkpoint(dir) == snapshot) return snapshot;  // nothing committed since
   {
-    durability::checkpoint_writer out(dir, snapshot);
+    durability::checkpoint_writer out(dir, snapshot, log_->identity());
     std::array<char, byte_key::capacity> key{};
     for (table* tab : tables()) {
       for (oid_t oid = 0, n = tab->records(); oid < n; ++oid) {

@@ -678,6 +678,17 @@ void engine::recover(const engine_options& options) {
     throw;
   }
   join();
+  // A checkpoint that names a log belongs with the log's segments, whose
+  // newest is never removed: one that names another log (or a log none of
+  // the segments names) was copied in, and its records are not this
+  // directory's.
+  if (checkpoint.log != 0 && checkpoint.log != replay.log) {
+    throw log_corruption(fmt::format(
+        "{}: {} belongs to log {:016x}, not to this directory's ({}): a checkpoint "
+        "from another log",
+        dir.string(), durability::checkpoint_name(snapshot), checkpoint.log,
+        replay.log == 0 ? std::string("whose segments name none") : fmt::format("{:016x}", replay.log)));
+  }
   // Past every timestamp in the files, counted or not: a new commit never
   // shares one with a discarded record.
   const std::uint64_t last = std::max({snapshot, replay.through, replay.last_commit, std::uint64_t{1}});

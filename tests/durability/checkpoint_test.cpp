@@ -22,9 +22,10 @@ using test_support::temp_dir;
 
 using record = std::tuple<std::uint32_t, std::string, std::string>;
 
-std::vector<record> write_random(const fs::path& dir, std::uint64_t snapshot, std::size_t count, std::mt19937_64& rng) {
+std::vector<record> write_random(const fs::path& dir, std::uint64_t snapshot, std::size_t count,
+                                 std::mt19937_64& rng, std::uint64_t log = 0) {
   std::vector<record> out;
-  checkpoint_writer w(dir, snapshot);
+  checkpoint_writer w(dir, snapshot, log);
   for (std::size_t i = 0; i < count; ++i) {
     record r{static_cast<std::uint32_t>(rng() % 5), std::to_string(rng()), std::string(rng() % 400, 'x')};
     for (char& c : std::get<2>(r)) c = static_cast<char>(rng());
@@ -73,6 +74,32 @@ TEST(checkpoint, reads_back_groups_across_its_reads_and_one_larger_than_a_read) 
   }
   EXPECT_GT(fs::file_size(dir.path / checkpoint_name(5)), std::uintmax_t{64} << 20);
   EXPECT_EQ(read_all(dir.path, 5), written);
+}
+
+// A checkpoint of a log opens with a group that names the log; one of an
+// older build names none. An opening group anywhere else, or naming a
+// segment, is damage.
+TEST(checkpoint, names_its_log_in_an_opening_group_first_or_not_at_all) {
+  temp_dir dir;
+  std::mt19937_64 rng(4);
+  const auto named = write_random(dir.path, 11, 500, rng, 0x1234);
+  checkpoint_info info = read_checkpoint(dir.path, 11, {});
+  EXPECT_EQ(info.log, 0x1234u);
+  EXPECT_EQ(info.records, 500u);
+  EXPECT_EQ(read_all(dir.path, 11), named);
+  const std::string whole = file_bytes(dir.path / checkpoint_name(11));
+  EXPECT_EQ(whole.substr(0, opening_group_bytes), seal_opening({0x1234, 0}));
+  write_random(dir.path, 12, 5, rng);
+  EXPECT_EQ(read_checkpoint(dir.path, 12, {}).log, 0u);
+  const std::string body = whole.substr(opening_group_bytes);
+  const auto refused = [&](const std::string& bytes) {
+    std::ofstream(dir.path / checkpoint_name(11), std::ios::binary | std::ios::trunc) << bytes;
+    EXPECT_THROW(read_checkpoint(dir.path, 11, {}), log_corruption);
+  };
+  refused(seal_opening({0x1234, 1}) + body);                              // a segment's
+  refused(seal_opening({0x1234, 0}) + seal_opening({0x1234, 0}) + body);  // twice
+  refused(body.substr(0, body.size() - group_header_bytes) + seal_opening({0x1234, 0}) +
+          body.substr(body.size() - group_header_bytes));  // before the end marker
 }
 
 TEST(checkpoint, an_unfinished_checkpoint_leaves_nothing) {

@@ -155,15 +155,18 @@ TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_whi
     d.add_table({1, "names", true, 8});
   }
   const std::string current = file_bytes(t.path / "FORMAT"), good = file_bytes(t.path / "CATALOG");
-  ASSERT_EQ(current, "weave data directory, format 3\n");
+  ASSERT_EQ(current, "weave data directory, format 4\n");
   const std::size_t last = good.rfind('\n', good.size() - 2) + 1;
   const std::string entries = good.substr(0, last);
   const std::vector<catalog_entry> tables{{0, "numbers", false}, {1, "names", true, 8}};
   // The checksum line lost whole (a file cut short at a line's end), or the
-  // last table's line with it: refused in format 3.
-  for (const std::string& cut : {entries, good.substr(0, good.find('\n') + 1), std::string()}) {
-    std::ofstream(t.path / "CATALOG", std::ios::trunc) << cut;
-    EXPECT_NE(message_of(t.path).find("CATALOG has no checksum line"), std::string::npos) << cut;
+  // last table's line with it: refused in formats 3 and 4.
+  for (const std::string& format : {std::string("weave data directory, format 3\n"), current}) {
+    std::ofstream(t.path / "FORMAT", std::ios::trunc) << format;
+    for (const std::string& cut : {entries, good.substr(0, good.find('\n') + 1), std::string()}) {
+      std::ofstream(t.path / "CATALOG", std::ios::trunc) << cut;
+      EXPECT_NE(message_of(t.path).find("CATALOG has no checksum line"), std::string::npos) << format << cut;
+    }
   }
   // The same catalog in a directory of format 2 (written before the
   // checksum) is read, and opening it writes nothing, for writing or not.
@@ -195,11 +198,28 @@ TEST(data_directory, a_catalog_without_its_checksum_is_read_only_in_format_2_whi
     EXPECT_EQ(d.catalog(), tables);
     EXPECT_EQ(d.format(), 2u);
     d.upgrade();
-    EXPECT_EQ(d.format(), 3u);
+    EXPECT_EQ(d.format(), 4u);
     EXPECT_EQ(file_bytes(t.path / "CATALOG"), good);
     EXPECT_EQ(file_bytes(t.path / "FORMAT"), current);
   }
-  EXPECT_EQ(data_directory(t.path).format(), 3u);
+  EXPECT_EQ(data_directory(t.path).format(), 4u);
+  // Format 3 is read as it is, and upgrade() rewrites FORMAT alone.
+  const std::string format_3 = "weave data directory, format 3\n";
+  std::ofstream(t.path / "FORMAT", std::ios::trunc) << format_3;
+  {
+    data_directory d(t.path, true);
+    EXPECT_EQ(d.format(), 3u);
+    EXPECT_EQ(d.catalog(), tables);
+  }
+  {
+    data_directory d(t.path);
+    EXPECT_EQ(d.format(), 3u);
+    EXPECT_EQ(file_bytes(t.path / "FORMAT"), format_3);
+    d.upgrade();
+    EXPECT_EQ(d.format(), 4u);
+    EXPECT_EQ(file_bytes(t.path / "CATALOG"), good);
+    EXPECT_EQ(file_bytes(t.path / "FORMAT"), current);
+  }
   // A format-2 catalog that has the checksum keeps being checked by it.
   std::ofstream(t.path / "FORMAT", std::ios::trunc) << format_2;
   std::string damaged = good;

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -333,7 +335,7 @@ TEST(durable_engine_files, a_catalog_with_slots_too_wide_is_refused) {
 }
 
 // A directory of format 2, whose catalog may lack its checksum: the engine
-// reads it, and makes it format 3 only once everything in it has been
+// reads it, and makes it format 4 only once everything in it has been
 // checked, so that one it refuses stays as it was.
 TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_been_read) {
   const std::string format_2 = "weave data directory, format 2\n";
@@ -363,7 +365,7 @@ TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_bee
     auto e = engine::open(dir.path, options_for(durability_mode::sync));
     EXPECT_EQ(contents(*e), model);
   }
-  EXPECT_EQ(test_support::file_bytes(dir.path / "FORMAT"), "weave data directory, format 3\n");
+  EXPECT_EQ(test_support::file_bytes(dir.path / "FORMAT"), "weave data directory, format 4\n");
   EXPECT_EQ(test_support::file_bytes(dir.path / "CATALOG"), sealed);
 
   // Refused after the directory was opened (a table's slots too wide for
@@ -379,6 +381,129 @@ TEST(durable_engine_files, a_format_2_directory_is_upgraded_only_once_it_has_bee
   EXPECT_THROW(engine::open(wide.path, options_for(durability_mode::sync)), durability::data_directory_error);
   EXPECT_EQ(test_support::file_bytes(wide.path / "FORMAT"), format_2);
   EXPECT_EQ(test_support::file_bytes(wide.path / "CATALOG"), too_wide);
+}
+
+// A directory of format 3: its segments open with an empty group and name
+// no log (as that format's builds wrote them). The engine reads it, makes it
+// format 4, and the segments it adds name a log, which later openings check.
+TEST(durable_engine_files, a_format_3_directory_reads_and_its_new_segments_name_the_log) {
+  temp_dir dir;
+  oracle model;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes);
+    run_some(*e, run_mode::sequential, 1, 30, model);
+  }
+  std::size_t legacy = 0;
+  for (const auto& f : fs::directory_iterator(dir.path)) {
+    if (durability::segment_number(f.path().filename().string()) == 0) continue;
+    const std::string bytes = test_support::file_bytes(f.path());
+    ASSERT_GE(bytes.size(), durability::opening_group_bytes);
+    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
+        << durability::group_builder{}.seal(0) << bytes.substr(durability::opening_group_bytes);
+    ++legacy;
+  }
+  ASSERT_GT(legacy, 0u);
+  std::ofstream(dir.path / "FORMAT", std::ios::trunc) << "weave data directory, format 3\n";
+  std::uint64_t log = 0;
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    EXPECT_EQ(contents(*e), model);
+    run_some(*e, run_mode::sequential, 100, 30, model);
+  }
+  EXPECT_EQ(test_support::file_bytes(dir.path / "FORMAT"), "weave data directory, format 4\n");
+  {
+    const durability::log_scan scan = durability::read_log_groups(dir.path, {});
+    EXPECT_NE(scan.log, 0u);
+    EXPECT_EQ(scan.identified_from, legacy + 1);
+    log = scan.log;
+  }
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    EXPECT_EQ(contents(*e), model);
+  }
+  EXPECT_EQ(durability::read_log_groups(dir.path, {}).log, log);
+  // Another engine's newest segment, under the next number, with commits
+  // that all come after this directory's: refused, nothing written.
+  temp_dir other;
+  {
+    oracle scratch;
+    {
+      auto e = engine::open(other.path, options_for(durability_mode::sync));
+      e->create_table("ints", key_kind::integer);
+      e->create_table("strings", key_kind::bytes);
+      run_some(*e, run_mode::sequential, 7, 300, scratch);
+    }
+    auto e = engine::open(other.path, options_for(durability_mode::sync));  // a new segment
+    run_some(*e, run_mode::sequential, 900, 20, scratch);
+  }
+  std::uint64_t last = 0, other_last = 0;
+  for (const auto& f : fs::directory_iterator(dir.path)) {
+    last = std::max(last, durability::segment_number(f.path().filename().string()));
+  }
+  for (const auto& f : fs::directory_iterator(other.path)) {
+    other_last = std::max(other_last, durability::segment_number(f.path().filename().string()));
+  }
+  ASSERT_GT(other_last, 0u);
+  const std::string copied = test_support::file_bytes(other.path / durability::segment_name(other_last));
+  const durability::group_view opening = durability::decode_group(copied);
+  ASSERT_TRUE(opening.opening);
+  std::uint64_t earliest = ~std::uint64_t{0};
+  for (std::size_t at = opening.bytes; at < copied.size();) {
+    const durability::group_view g = durability::decode_group(std::string_view(copied).substr(at));
+    ASSERT_EQ(g.state, durability::group_state::complete) << "at byte " << at;
+    if (g.transactions > 0) earliest = std::min(earliest, g.first_commit);
+    at += g.bytes;
+  }
+  ASSERT_GT(earliest, durability::read_log_groups(dir.path, {}).last_commit);
+  // Renumbered as this log's next segment, checksums and all, so that
+  // only the log's identity differs.
+  std::string renumbered = durability::seal_opening({opening.identity.log, last + 1});
+  renumbered += copied.substr(durability::opening_group_bytes);
+  std::ofstream(dir.path / durability::segment_name(last + 1), std::ios::binary) << renumbered;
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    ADD_FAILURE() << "a segment of another engine's log was replayed";
+  } catch (const durability::log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find("another log"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path / durability::segment_name(last + 2))) << "a refused open wrote a segment";
+}
+
+// Another engine's checkpoint, with a later snapshot than any of this
+// directory's commits, would be loaded as the newest: it names its log, and
+// is refused. This directory's own checkpoints name this log.
+TEST(durable_engine_files, a_checkpoint_from_another_log_is_refused) {
+  const auto make = [](const fs::path& dir, std::uint64_t seed, std::size_t count, oracle& model) {
+    auto e = engine::open(dir, options_for(durability_mode::sync));
+    e->create_table("ints", key_kind::integer);
+    e->create_table("strings", key_kind::bytes);
+    run_some(*e, run_mode::sequential, seed, count, model);
+    return e->checkpoint();
+  };
+  temp_dir dir, other;
+  oracle model, theirs;
+  const std::uint64_t ours = make(dir.path, 1, 20, model);
+  const std::uint64_t later = make(other.path, 50, 200, theirs);
+  ASSERT_GT(later, ours);
+  EXPECT_EQ(durability::read_checkpoint(dir.path, ours, {}).log,
+            durability::read_log_groups(dir.path, {}).log);
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    EXPECT_EQ(contents(*e), model);
+  }
+  fs::copy_file(other.path / durability::checkpoint_name(later),
+                dir.path / durability::checkpoint_name(later));
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    ADD_FAILURE() << "another engine's checkpoint was loaded";
+  } catch (const durability::log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find("a checkpoint from another log"), std::string::npos) << e.what();
+  }
+  fs::remove(dir.path / durability::checkpoint_name(later));
+  auto e = engine::open(dir.path, options_for(durability_mode::sync));
+  EXPECT_EQ(contents(*e), model);
 }
 
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {

@@ -193,8 +193,109 @@ TEST(log, every_segment_opens_with_a_group_synced_alone) {
     const group_view g = decode_group(bytes);
     ASSERT_EQ(g.state, group_state::complete) << segment_name(n);
     EXPECT_EQ(g.transactions, 0u);
-    EXPECT_EQ(g.bytes, group_header_bytes);
+    EXPECT_EQ(g.bytes, opening_group_bytes);
     EXPECT_GT(bytes.size(), g.bytes) << segment_name(n) << " holds its opening group alone";
+  }
+}
+
+// Each segment names its log and itself; a writer that opens the log again
+// keeps the name, and a writer of another log draws another.
+TEST(log, every_segment_names_its_log_and_itself) {
+  temp_dir dir, other;
+  three_segments(dir.path, 7);
+  const auto identity_of = [](const fs::path& path) {
+    const std::string bytes = file_bytes(path);
+    const group_view g = decode_group(bytes);
+    EXPECT_EQ(g.state, group_state::complete) << path;
+    EXPECT_TRUE(g.opening) << path;
+    EXPECT_TRUE(decode_transactions(g).empty());
+    return g.identity;
+  };
+  const std::uint64_t log = identity_of(dir.path / segment_name(1)).log;
+  EXPECT_NE(log, 0u);
+  for (std::uint64_t n = 1; n <= 3; ++n)
+    EXPECT_EQ(identity_of(dir.path / segment_name(n)), (segment_identity{log, n}));
+  {
+    log_writer again(dir.path);
+    EXPECT_EQ(again.segment(), 4u);
+    EXPECT_EQ(again.log(), log);
+  }
+  EXPECT_EQ(identity_of(dir.path / segment_name(4)), (segment_identity{log, 4}));
+  log_scan scan;
+  read_back(dir.path, &scan);
+  EXPECT_EQ(scan.log, log);
+  EXPECT_EQ(scan.identified_from, 1u);
+  three_segments(other.path, 7);
+  EXPECT_NE(identity_of(other.path / segment_name(1)).log, log);
+  EXPECT_THROW(seal_opening({0, 1}), std::invalid_argument);
+}
+
+// The same segment under the name of a later one, or a segment of another
+// log whose commits all come after this log's: every group is sound and
+// moves forward in time, and only the opening group tells.
+TEST(log, a_segment_from_another_log_with_later_commits_is_reported) {
+  temp_dir dir, other;
+  three_segments(dir.path, 5);  // commits 1 to 3
+  {
+    std::mt19937_64 rng(6);
+    log_writer writer(other.path, 1);
+    for (std::uint64_t c = 11; c <= 14; ++c) writer.append(seal({random_txn(rng, c)}));
+    writer.sync();
+  }
+  const auto refused_with = [&](const fs::path& from, const std::string& says) {
+    fs::copy_file(from, dir.path / segment_name(4), fs::copy_options::overwrite_existing);
+    try {
+      read_back(dir.path);
+      ADD_FAILURE() << from << " was read as sound";
+    } catch (const log_corruption& e) {
+      EXPECT_NE(std::string(e.what()).find(segment_name(4)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused_with(other.path / segment_name(4), "another log");  // the right number, another log
+  refused_with(other.path / segment_name(3), "renamed");
+  fs::remove(dir.path / segment_name(4));
+  EXPECT_EQ(read_back(dir.path).size(), 3u);
+}
+
+// Segments of older builds open with an empty group (or with none) and name
+// no log. They are read where they come first, as the log a directory of
+// format 3 holds when a writer of this build goes on after it; after a
+// segment that names a log, one that names none is not this log's.
+TEST(log, segments_that_name_no_log_are_read_only_before_those_that_do) {
+  temp_dir dir;
+  std::mt19937_64 rng(10);
+  std::vector<std::vector<txn_copy>> oracle;
+  for (std::uint64_t n = 1; n <= 2; ++n) {  // as the older writer made them
+    oracle.push_back({random_txn(rng, n)});
+    write_file(dir.path / segment_name(n), group_builder{}.seal(0) + seal(oracle.back()));
+  }
+  std::uint64_t log = 0, last = 0;
+  {
+    log_writer writer(dir.path, 1);
+    log = writer.log();
+    for (std::uint64_t c = 3; c <= 4; ++c) {
+      oracle.push_back({random_txn(rng, c)});
+      writer.append(seal(oracle.back()));
+    }
+    writer.sync();
+    last = writer.segment();
+  }
+  std::vector<txn_copy> expect;
+  for (const auto& g : oracle) expect.insert(expect.end(), g.begin(), g.end());
+  log_scan scan;
+  EXPECT_EQ(read_back(dir.path, &scan), expect);
+  EXPECT_EQ(scan.log, log);
+  EXPECT_EQ(scan.identified_from, 3u);
+  // One more segment as the older writer made it, with a later commit.
+  const fs::path late = dir.path / segment_name(last + 1);
+  write_file(late, group_builder{}.seal(0) + seal({random_txn(rng, 9)}));
+  try {
+    read_back(dir.path);
+    ADD_FAILURE() << "a segment that names no log was read after those that do";
+  } catch (const log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find(late.filename().string() + " names no log"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -208,7 +309,7 @@ TEST(log, a_segment_damaged_from_its_first_byte_is_reported_not_cut) {
   for (int round = 0; round < 50; ++round) {
     std::string bytes = whole;
     const bool zeros = round % 2 == 0;
-    const std::size_t length = group_header_bytes + 1 + rng() % (bytes.size() - group_header_bytes);
+    const std::size_t length = opening_group_bytes + 1 + rng() % (bytes.size() - opening_group_bytes);
     bytes.resize(length);
     for (char& c : bytes) c = zeros ? '\0' : static_cast<char>(rng());
     write_file(log.segment, bytes);
@@ -216,10 +317,10 @@ TEST(log, a_segment_damaged_from_its_first_byte_is_reported_not_cut) {
     EXPECT_EQ(fs::file_size(log.segment), length) << "a damaged segment was cut";
   }
   // No longer than its opening group: a crash in that group's write, cut.
-  write_file(log.segment, std::string(group_header_bytes, '\0'));
+  write_file(log.segment, std::string(opening_group_bytes, '\0'));
   log_scan scan;
   EXPECT_TRUE(read_back(log.dir.path, &scan, true).empty());
-  EXPECT_EQ(scan.torn_bytes, group_header_bytes);
+  EXPECT_EQ(scan.torn_bytes, opening_group_bytes);
   EXPECT_EQ(fs::file_size(log.segment), 0u);
 }
 

@@ -31,8 +31,10 @@ std::optional<std::uint64_t> checkpoint_snapshot(std::string_view file_name);
 
 class checkpoint_writer {
  public:
-  // Starts checkpoint-<snapshot>.wck.tmp in `directory`. Throws std::system_error.
-  checkpoint_writer(std::filesystem::path directory, std::uint64_t snapshot);
+  // Starts checkpoint-<snapshot>.wck.tmp in `directory`; a checkpoint of a
+  // log (its identity, not 0) opens with a group that names it, as a log
+  // segment does (segment number 0). Throws std::system_error.
+  checkpoint_writer(std::filesystem::path directory, std::uint64_t snapshot, std::uint64_t log = 0);
   // A checkpoint not finished is removed.
   ~checkpoint_writer();
   checkpoint_writer(const checkpoint_writer&) = delete;
@@ -59,6 +61,7 @@ struct checkpoint_info {
   std::uint64_t snapshot = 0;
   std::uint64_t records = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t log = 0;  // the log its opening group names (0: none, an older build's)
 };
 
 // The newest checkpoint in `directory`, if any.
@@ -66,8 +69,8 @@ std::optional<std::uint64_t> newest_checkpoint(const std::filesystem::path& dire
 
 // Calls each(table, key, value) for every record of checkpoint-<snapshot>.
 // Any damage (a group that is not complete, a snapshot that does not match
-// the name, a missing end marker) throws log_corruption naming the file and
-// byte.
+// the name, a missing end marker, an opening group past the first byte or
+// naming a segment) throws log_corruption naming the file and byte.
 checkpoint_info read_checkpoint(const std::filesystem::path& directory, std::uint64_t snapshot,
                                 const std::function<void(std::uint32_t, std::string_view, std::string_view)>& each);
 

@@ -16,10 +16,12 @@
 
 namespace weave::durability {
 
-// 2: checkpoints end with a marker; 3: the catalog ends with its checksum.
-// A format-2 directory is still read (its catalog may lack the checksum);
-// upgrade() makes it format 3.
-inline constexpr std::uint32_t data_format_version = 3;
+// 2: checkpoints end with a marker; 3: the catalog ends with its checksum;
+// 4: log segments open with their log's identity (log_format.hpp), which
+// builds of format 3 would take for damage. Directories of format 2 (whose
+// catalog may lack the checksum) and 3 are still read; upgrade() makes them
+// format 4. Their segments name no log, and only segments after them must.
+inline constexpr std::uint32_t data_format_version = 4;
 
 // Bad or unusable data directory: the message is one line for a user.
 class data_directory_error : public std::runtime_error {
@@ -53,13 +55,13 @@ class data_directory {
   // Records one more table: the catalog is rewritten to a new file, synced
   // and renamed over the old one, so a crash leaves the old or the new one.
   void add_table(const catalog_entry& entry);
-  // The format read: data_format_version, or 2 for a directory upgrade()
-  // has yet to bring up to it.
+  // The format read: data_format_version, or 2 or 3 for a directory
+  // upgrade() has yet to bring up to it.
   std::uint32_t format() const noexcept { return version_; }
-  // Rewrites a format-2 directory as format 3: the catalog with its
-  // checksum, then FORMAT. Its owner calls it once every file of the
-  // directory has been checked, so that a directory it refuses is left as
-  // it was. Throws std::logic_error if opened read-only.
+  // Rewrites a directory of an older format as the current one: a format-2
+  // catalog with its checksum, then FORMAT. Its owner calls it once every
+  // file of the directory has been checked, so that a directory it refuses
+  // is left as it was. Throws std::logic_error if opened read-only.
   void upgrade();
 
  private:

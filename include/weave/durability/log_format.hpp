@@ -4,7 +4,8 @@
 // what one write and one fdatasync make durable together (group commit):
 //
 //   header (56 bytes, little-endian)
-//     magic "WVLG", format version, flags (bit 0: a restart),
+//     magic "WVLG", format version, flags (bit 0: a restart; bit 1: a
+//     segment's opening group, below),
 //     payload bytes, transactions, first and last commit timestamp,
 //     through: every commit at or before it is in this group or an earlier one,
 //     payload checksum: XXH3-64 of the payload seeded with the fields before,
@@ -14,6 +15,13 @@
 //       table id (4), operation (1: put or remove), key bytes (2),
 //       value bytes (4), the key, the value
 //   padding to a multiple of 8 bytes (zeros)
+//
+// Every segment opens with a group of no transactions, synced alone, whose
+// flags (bit 1) mark it the opening group and whose payload (16 bytes) names
+// the log (a random number its first writer drew) and the segment's own
+// number. A segment copied in from another log, or renamed, is then damage,
+// however sound its groups and however late its timestamps. Segments of
+// older builds open with an empty group, or with none.
 //
 // Which logged transactions count. Workers append a transaction to the log
 // before its commit completes, but buffers are gathered one after another,
@@ -152,6 +160,18 @@ class group_builder {
   std::uint64_t first_ = 0, last_ = 0;
 };
 
+// What a segment's opening group names (log_format.hpp, above).
+struct segment_identity {
+  std::uint64_t log = 0;      // never 0
+  std::uint64_t segment = 0;  // the number in the segment's file name
+  bool operator==(const segment_identity&) const = default;
+};
+// The opening group of a segment, and its size.
+std::string seal_opening(const segment_identity& id);
+inline constexpr std::size_t opening_group_bytes = group_header_bytes + 16;
+// A log's identity for its first segment: random, not 0.
+std::uint64_t new_log_identity();
+
 // What decode_group() finds at an offset of a segment.
 enum class group_state { complete, incomplete, damaged };
 
@@ -162,6 +182,8 @@ struct group_view {
   std::uint64_t first_commit = 0, last_commit = 0;
   std::uint64_t through = 0;
   bool restart = false;
+  bool opening = false;  // a segment's opening group: `identity` is set, `payload` holds no transactions
+  segment_identity identity;
   std::string_view payload;
 };
 

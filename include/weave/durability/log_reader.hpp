@@ -22,6 +22,11 @@ struct log_scan {
   std::uint64_t last_commit = 0;  // of any logged transaction, counted or not
   std::uint64_t through = 0;      // the largest `through` of any group
   std::uint64_t bytes = 0;        // of complete groups
+  // The log's identity, named by its segments' opening groups (0: no
+  // segment names one, all written by older builds), and the first segment
+  // that names it.
+  std::uint64_t log = 0;
+  std::uint64_t identified_from = 0;
   // Each segment's number and the last commit in it, in log order.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segment_commits;
   // The torn tail of the last segment: where it starts and how long it is
@@ -38,7 +43,10 @@ struct log_scan {
 // anywhere else throws log_corruption naming the segment and the byte
 // offset, and so does a group that goes back in time (a commit an earlier
 // group's `through` reached, or a lower `through`): a segment repeated or
-// from another log. I/O errors throw std::system_error.
+// from another log. So does a segment whose opening group names another log
+// or another segment number, or none after segments that name one (only
+// the segments of older builds, which come first, name none). I/O errors
+// throw std::system_error.
 log_scan read_log_groups(
     const std::filesystem::path& directory,
     const std::function<void(const group_view&, const std::vector<logged_transaction>&)>& each,

@@ -49,6 +49,9 @@ class log_writer {
   std::size_t remove_segments_through(std::uint64_t snapshot);
 
   std::uint64_t segment() const noexcept { return segment_; }
+  // What every segment's opening group names: the log's segments', or a new
+  // number for a log that has none that name one.
+  std::uint64_t log() const noexcept { return log_; }
   std::uint64_t bytes_written() const noexcept { return total_bytes_; }
 
  private:
@@ -58,6 +61,7 @@ class log_writer {
   std::size_t segment_bytes_;
   int fd_ = -1;
   std::uint64_t segment_ = 0;
+  std::uint64_t log_ = 0;
   // Segments not yet removed, with the last commit in each, in order.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_;
   std::size_t segment_used_ = 0;

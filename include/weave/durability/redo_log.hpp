@@ -104,6 +104,9 @@ class redo_log {
   std::string failure() const;
 
   const log_options& options() const noexcept { return options_; }
+  // The log's identity, which its segments name (log_format.hpp); fixed
+  // once the log is open.
+  std::uint64_t identity() const noexcept { return writer_.log(); }
   std::uint64_t bytes_written() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   std::uint64_t groups_written() const noexcept { return groups_.load(std::memory_order_relaxed); }
   // Time spent in write and fdatasync, all groups together.
