@@ -139,13 +139,15 @@ log_scan read_log_groups(
         // A segment's opening group is written and synced alone
         // (log_writer.cpp): a crash tears it only while the file holds
         // nothing more. A longer segment whose first bytes are no sound
-        // header was overwritten. (A sound header cut short at byte 0 is a
+        // group was overwritten. (A sound header cut short at byte 0 is a
         // torn group of a segment written before segments had opening
         // groups, which began with their first group of commits.)
         if (at == 0 && g.state == group_state::damaged && all.size() > opening_group_bytes) {
-          throw log_corruption(fmt::format("{}: its first {} bytes are not a log group (the segment is damaged, not "
-                                           "torn: nothing after them can be trusted)",
-                                           name, group_header_bytes));
+          throw log_corruption(
+              fmt::format("{}: it does not open with a sound log group, and is longer than one (the "
+                          "segment is damaged, not torn: nothing after its first bytes can be "
+                          "trusted)",
+                          name));
         }
         scan.torn_segment = name;
         scan.torn_offset = at;

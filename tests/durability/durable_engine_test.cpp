@@ -502,8 +502,24 @@ TEST(durable_engine_files, a_checkpoint_from_another_log_is_refused) {
     EXPECT_NE(std::string(e.what()).find("a checkpoint from another log"), std::string::npos) << e.what();
   }
   fs::remove(dir.path / durability::checkpoint_name(later));
-  auto e = engine::open(dir.path, options_for(durability_mode::sync));
-  EXPECT_EQ(contents(*e), model);
+  {
+    auto e = engine::open(dir.path, options_for(durability_mode::sync));
+    EXPECT_EQ(contents(*e), model);
+  }
+  // This checkpoint with segments that name no log (an older build's log
+  // put in place of this one): they are not the log it was taken with.
+  for (const auto& f : fs::directory_iterator(dir.path)) {
+    if (durability::segment_number(f.path().filename().string()) == 0) continue;
+    const std::string bytes = test_support::file_bytes(f.path());
+    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
+        << durability::group_builder{}.seal(0) << bytes.substr(durability::opening_group_bytes);
+  }
+  try {
+    engine::open(dir.path, options_for(durability_mode::sync));
+    ADD_FAILURE() << "a checkpoint that names a log was loaded with segments that name none";
+  } catch (const durability::log_corruption& e) {
+    EXPECT_NE(std::string(e.what()).find("whose segments name none"), std::string::npos) << e.what();
+  }
 }
 
 TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
@@ -529,13 +545,13 @@ TEST(durable_engine_files, a_torn_log_tail_keeps_a_prefix_of_the_commits) {
     }
     ASSERT_FALSE(last.empty());
     const auto size = fs::file_size(last);
-    ASSERT_GT(size, durability::group_header_bytes);
+    ASSERT_GT(size, durability::opening_group_bytes);
     if (rng() % 2 == 0) {
       fs::resize_file(last, rng() % size);
     } else {
       // After the segment's opening group, which was synced before anything
       // followed it: a crash cannot leave it damaged under later bytes.
-      const auto at = durability::group_header_bytes + rng() % (size - durability::group_header_bytes);
+      const auto at = durability::opening_group_bytes + rng() % (size - durability::opening_group_bytes);
       std::fstream f(last, std::ios::in | std::ios::out | std::ios::binary);
       f.seekp(static_cast<std::streamoff>(at));
       for (auto i = at; i < size; ++i) f.put(static_cast<char>(rng()));

@@ -5,7 +5,7 @@
 //
 // Opening refuses, with one line and nothing written: a path that is a
 // file, a directory that cannot be created or written, one that belongs to
-// another format version (format 2 is read), and one another process has
+// another format version (formats 2 and 3 are read), and one another process has
 // open. A missing directory is created.
 
 #include <cstdint>

@@ -38,8 +38,8 @@
 // segment (a crash in the middle of its write: only the group being written
 // can be torn, because the next one is written after it is synced) or
 // damage, which recovery reports rather than skips. Every segment opens
-// with an empty group synced alone (log_writer.cpp), so a segment longer
-// than that group without it is damage too.
+// with its opening group synced alone (log_writer.cpp), so a segment longer
+// than that group (opening_group_bytes) without it is damage too.
 
 #include <cstddef>
 #include <cstdint>
