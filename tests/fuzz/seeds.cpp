@@ -1,13 +1,17 @@
 // Directory images of what engines write, for the recovery target to start from.
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
+#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 #include "support/upsert.hpp"
+#include "weave/durability/log_format.hpp"
+#include "weave/durability/log_reader.hpp"
 #include "weave/exec/policy.hpp"
 #include "weave/exec/sync_wait.hpp"
 #include "weave/txn/engine.hpp"
@@ -38,24 +42,52 @@ void write_some(txn::engine& e, int from, int to) {
   }
 }
 
+// Rewrites `dir` as a build of format 3 left it: segments open with an
+// empty group and checkpoints with none, neither naming the log.
+void make_format_3(const fs::path& dir) {
+  for (const auto& f : fs::directory_iterator(dir)) {
+    const std::string name = f.path().filename().string();
+    const bool segment = name.starts_with("wal-"), checkpoint = name.starts_with("checkpoint-");
+    if (!segment && !checkpoint) continue;
+    const std::string bytes = test_support::file_bytes(f.path());
+    if (bytes.size() < durability::opening_group_bytes)
+      throw std::runtime_error("a seed's file has no opening group");
+    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
+        << (segment ? durability::group_builder{}.seal(0) : std::string())
+        << bytes.substr(durability::opening_group_bytes);
+  }
+  std::ofstream(dir / "FORMAT", std::ios::trunc) << "weave data directory, format 3\n";
+}
+
 }  // namespace
 
 std::vector<std::string> seed_images() {
   std::vector<std::string> out;
-  for (int shape = 0; shape < 4; ++shape) {
+  // 4: shape 1 as a build of format 3 left it; 5: the same, then opened
+  // and written by this build (segments that name the log after some that
+  // do not).
+  for (int shape = 0; shape < 6; ++shape) {
     const test_support::temp_dir temp;
     const fs::path& dir = temp.path;
+    txn::engine_options o;
+    o.log.group_window = std::chrono::microseconds(50);
+    o.log.segment_bytes = 1 << 10;  // several segments
     {
-      txn::engine_options o;
-      o.log.group_window = std::chrono::microseconds(50);
-      o.log.segment_bytes = 1 << 10;  // several segments
       auto e = txn::engine::open(dir, o);
       if (shape != 3) {  // 3: a new directory, no tables
         e->create_table("ints", txn::key_kind::integer);
         e->create_table("strings", txn::key_kind::bytes, 0, shape == 2 ? 24 : 0);
         write_some(*e, 0, 20);
-        if (shape >= 1) e->checkpoint();
-        if (shape == 1) write_some(*e, 20, 30);
+        if (shape != 0) e->checkpoint();
+        if (shape == 1 || shape >= 4) write_some(*e, 20, 30);
+      }
+    }
+    if (shape >= 4) make_format_3(dir);
+    if (shape == 5) write_some(*txn::engine::open(dir, o), 30, 40);
+    if (shape >= 4) {  // the seeds are what they say
+      const durability::log_scan scan = durability::read_log_groups(dir, {});
+      if ((scan.log != 0) != (shape == 5) || (shape == 5 && scan.identified_from <= 1)) {
+        throw std::runtime_error("a format-3 seed's segments are not as meant");
       }
     }
     out.push_back(pack(dir, 0));
