@@ -143,22 +143,32 @@ std::string group_builder::seal(std::uint64_t through, bool restart) {
   return out;
 }
 
-void group_builder::seal(std::uint64_t through, std::string& out, bool restart) {
-  if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
+namespace {
+
+// A whole group into `out` (replaced): header, payload, padding.
+void write_group(std::string& out, std::uint16_t flags, std::uint32_t transactions, std::uint64_t first,
+                 std::uint64_t last, std::uint64_t through, std::string_view payload) {
   out.clear();
-  out.reserve(group_header_bytes + padded(payload_.size()));
+  out.reserve(group_header_bytes + padded(payload.size()));
   put<std::uint32_t>(out, group_magic);
   put<std::uint16_t>(out, format_version);
-  put<std::uint16_t>(out, restart ? restart_flag : 0);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(payload_.size()));
-  put<std::uint32_t>(out, transactions_);
-  put<std::uint64_t>(out, first_);
-  put<std::uint64_t>(out, last_);
+  put<std::uint16_t>(out, flags);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(payload.size()));
+  put<std::uint32_t>(out, transactions);
+  put<std::uint64_t>(out, first);
+  put<std::uint64_t>(out, last);
   put<std::uint64_t>(out, through);
-  put<std::uint64_t>(out, payload_checksum(out, payload_.view()));
+  put<std::uint64_t>(out, payload_checksum(out, payload));
   put<std::uint64_t>(out, header_checksum(out));
-  out.append(payload_.view());
-  out.resize(group_header_bytes + padded(payload_.size()), '\0');
+  out.append(payload);
+  out.resize(group_header_bytes + padded(payload.size()), '\0');
+}
+
+}  // namespace
+
+void group_builder::seal(std::uint64_t through, std::string& out, bool restart) {
+  if (payload_.size() > max_group_bytes) throw std::length_error("a log group would pass 1 GiB");
+  write_group(out, restart ? restart_flag : 0, transactions_, first_, last_, through, payload_.view());
   payload_.clear();
   transactions_ = 0;
   first_ = last_ = 0;
@@ -170,14 +180,7 @@ std::string seal_opening(const segment_identity& id) {
   put<std::uint64_t>(payload, id.log);
   put<std::uint64_t>(payload, id.segment);
   std::string out;
-  put<std::uint32_t>(out, group_magic);
-  put<std::uint16_t>(out, format_version);
-  put<std::uint16_t>(out, opening_flag);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(payload.size()));
-  for (int i = 0; i < 4 + 3 * 8; ++i) out.push_back('\0');  // no transactions, commits or `through`
-  put<std::uint64_t>(out, payload_checksum(out, payload));
-  put<std::uint64_t>(out, header_checksum(out));
-  out.append(payload);  // 16 bytes: no padding
+  write_group(out, opening_flag, 0, 0, 0, 0, payload);  // no transactions, commits or `through`
   return out;
 }
 
