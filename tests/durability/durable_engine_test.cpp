@@ -395,15 +395,7 @@ TEST(durable_engine_files, a_format_3_directory_reads_and_its_new_segments_name_
     e->create_table("strings", key_kind::bytes);
     run_some(*e, run_mode::sequential, 1, 30, model);
   }
-  std::size_t legacy = 0;
-  for (const auto& f : fs::directory_iterator(dir.path)) {
-    if (durability::segment_number(f.path().filename().string()) == 0) continue;
-    const std::string bytes = test_support::file_bytes(f.path());
-    ASSERT_GE(bytes.size(), durability::opening_group_bytes);
-    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
-        << durability::group_builder{}.seal(0) << bytes.substr(durability::opening_group_bytes);
-    ++legacy;
-  }
+  const std::size_t legacy = fuzz::name_no_log(dir.path, false);  // no checkpoint here
   ASSERT_GT(legacy, 0u);
   std::ofstream(dir.path / "FORMAT", std::ios::trunc) << "weave data directory, format 3\n";
   std::uint64_t log = 0;
@@ -508,12 +500,7 @@ TEST(durable_engine_files, a_checkpoint_from_another_log_is_refused) {
   }
   // This checkpoint with segments that name no log (an older build's log
   // put in place of this one): they are not the log it was taken with.
-  for (const auto& f : fs::directory_iterator(dir.path)) {
-    if (durability::segment_number(f.path().filename().string()) == 0) continue;
-    const std::string bytes = test_support::file_bytes(f.path());
-    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
-        << durability::group_builder{}.seal(0) << bytes.substr(durability::opening_group_bytes);
-  }
+  fuzz::name_no_log(dir.path, false);
   try {
     engine::open(dir.path, options_for(durability_mode::sync));
     ADD_FAILURE() << "a checkpoint that names a log was loaded with segments that name none";

@@ -14,7 +14,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/file_bytes.hpp"
+#include "weave/durability/checkpoint.hpp"
 #include "weave/durability/log_format.hpp"
+#include "weave/durability/log_writer.hpp"
 
 namespace weave::fuzz {
 
@@ -106,6 +109,22 @@ std::uint8_t unpack(std::string_view image, const fs::path& dir) {
     std::ofstream(dir / f.name, std::ios::binary).write(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
   }
   return flags;
+}
+
+std::size_t name_no_log(const fs::path& dir, bool checkpoints) {
+  std::size_t segments = 0;
+  for (const auto& f : fs::directory_iterator(dir)) {
+    const std::string name = f.path().filename().string();
+    const bool segment = durability::segment_number(name) != 0;
+    if (!segment && !(checkpoints && durability::checkpoint_snapshot(name))) continue;
+    const std::string bytes = test_support::file_bytes(f.path());
+    if (!durability::decode_group(bytes).opening) throw std::runtime_error(name + " has no opening group");
+    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
+        << (segment ? durability::group_builder{}.seal(0) : std::string())
+        << std::string_view(bytes).substr(durability::opening_group_bytes);
+    segments += segment;
+  }
+  return segments;
 }
 
 std::string sealed_catalog(std::string_view lines) {

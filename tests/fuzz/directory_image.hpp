@@ -46,6 +46,13 @@ std::uint8_t unpack(std::string_view image, const std::filesystem::path& dir);
 // length that fits. Leaves everything else alone.
 void reseal_groups(std::string& bytes);
 
+// Rewrites the log segments of `dir` as builds of format 3 wrote them, each
+// opening with an empty group that names no log; with `checkpoints`, the
+// checkpoints lose their opening group too. FORMAT is left alone. Throws
+// std::runtime_error for a file that does not open with an opening group.
+// Returns how many segments it rewrote.
+std::size_t name_no_log(const std::filesystem::path& dir, bool checkpoints);
+
 // A CATALOG's text from its table lines: the lines, then the checksum line
 // a catalog of format 3 must end with (data_directory.cpp's layout).
 std::string sealed_catalog(std::string_view lines);

@@ -7,7 +7,6 @@
 
 #include "fuzz/directory_image.hpp"
 #include "fuzz/targets.hpp"
-#include "support/file_bytes.hpp"
 #include "support/temp_dir.hpp"
 #include "support/upsert.hpp"
 #include "weave/durability/log_format.hpp"
@@ -42,23 +41,6 @@ void write_some(txn::engine& e, int from, int to) {
   }
 }
 
-// Rewrites `dir` as a build of format 3 left it: segments open with an
-// empty group and checkpoints with none, neither naming the log.
-void make_format_3(const fs::path& dir) {
-  for (const auto& f : fs::directory_iterator(dir)) {
-    const std::string name = f.path().filename().string();
-    const bool segment = name.starts_with("wal-"), checkpoint = name.starts_with("checkpoint-");
-    if (!segment && !checkpoint) continue;
-    const std::string bytes = test_support::file_bytes(f.path());
-    if (bytes.size() < durability::opening_group_bytes)
-      throw std::runtime_error("a seed's file has no opening group");
-    std::ofstream(f.path(), std::ios::trunc | std::ios::binary)
-        << (segment ? durability::group_builder{}.seal(0) : std::string())
-        << bytes.substr(durability::opening_group_bytes);
-  }
-  std::ofstream(dir / "FORMAT", std::ios::trunc) << "weave data directory, format 3\n";
-}
-
 }  // namespace
 
 std::vector<std::string> seed_images() {
@@ -82,7 +64,10 @@ std::vector<std::string> seed_images() {
         if (shape == 1 || shape >= 4) write_some(*e, 20, 30);
       }
     }
-    if (shape >= 4) make_format_3(dir);
+    if (shape >= 4) {
+      name_no_log(dir, true);
+      std::ofstream(dir / "FORMAT", std::ios::trunc) << "weave data directory, format 3\n";
+    }
     if (shape == 5) write_some(*txn::engine::open(dir, o), 30, 40);
     if (shape >= 4) {  // the seeds are what they say
       const durability::log_scan scan = durability::read_log_groups(dir, {});
