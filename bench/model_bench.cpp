@@ -26,6 +26,15 @@ double time_per_lookup(const lookup_workload& w, variant v, std::size_t group, s
 
 }  // namespace
 
+std::vector<std::size_t> probe_groups(const memory_limits& memory, std::size_t width) {
+  const std::size_t slot = std::max<std::size_t>(width, 1);
+  const std::size_t in_flight = std::max<std::size_t>(memory.misses_in_flight, 1);
+  std::vector<std::size_t> g{in_whole_slots(in_flight / 2 + slot, slot),
+                             in_whole_slots(in_flight + slot, slot)};
+  g.erase(std::unique(g.begin(), g.end()), g.end());
+  return g;
+}
+
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat) {
   check_group_sizes(groups);
   check_repeat(repeat);
@@ -48,43 +57,37 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   validate_model_options(groups, repeat);
   model_report r;
   const std::size_t n = w.lookups();
-  const std::size_t warm = std::min<std::size_t>(n, 128);
+  // A ring holds whole slots; where a slot advances several lookups per
+  // resume, a suspension ends a stage of each, and they share its switch.
+  const std::size_t width = w.lookups_per_slot();
+  r.memory = memory;
+  r.probe_groups = probe_groups(memory, width);
   if (verbose) std::fprintf(stderr, "measuring the model's inputs...\n");
 
-  // Cached: the same few lookups again and again.
-  w.run(variant::coro_sequential, 1, 0, warm, adaptive_options{});
-  std::vector<double> seq_warm, int_warm, seq_cold;
+  // Every input comes from cold lookups over the whole structure. The run
+  // that counts the stages goes first, untimed: the first runs after a
+  // structure is built were slower than the rest (by 1.8x on an Intel VM).
+  const variant_result counted = w.run(variant::coro, r.probe_groups.front(), 0, n, adaptive_options{});
+  r.stages_per_lookup = static_cast<double>(counted.stages) / static_cast<double>(n);
+  std::vector<double> seq_cold;
+  std::vector<std::vector<double>> probe_cold(r.probe_groups.size());
   for (std::size_t k = 0; k < repeat; ++k) {
-    seq_warm.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, warm, 50));
-    int_warm.push_back(time_per_lookup(w, variant::coro, 8, 0, warm, 50));
     seq_cold.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, n, 1));
+    for (std::size_t p = 0; p < r.probe_groups.size(); ++p)
+      probe_cold[p].push_back(time_per_lookup(w, variant::coro, r.probe_groups[p], 0, n, 1));
   }
-  const variant_result probe = w.run(variant::coro, 8, 0, n, adaptive_options{});
-  // A stage is one lookup's step from one likely miss to the next. Where a
-  // slot advances several lookups per resume, a suspension ends a stage of
-  // each, and they share its switch.
-  const std::size_t width = w.lookups_per_slot();
-  const auto per_slot = static_cast<double>(width);
-  r.stages_per_lookup = static_cast<double>(probe.stages) / static_cast<double>(n);
   r.sequential_ns = median(seq_cold);
+  r.probe_ns = 1e300;
+  for (const auto& p : probe_cold) {
+    r.probe_measured_ns.push_back(median(p));
+    r.probe_ns = std::min(r.probe_ns, r.probe_measured_ns.back());
+  }
   const double s = std::max(r.stages_per_lookup, 1e-9);
-  r.costs.compute_ns = median(seq_warm) / s;
-  r.costs.stall_ns = std::max(r.sequential_ns - median(seq_warm), 0.0) / s;
-  // The switch as the cached runs show it, or as the bare microbenchmark
-  // times it where the cached interleaved run came out no slower (the
-  // out-of-order core overlapped its switches with the lookups' work).
-  r.costs.switch_ns =
-      std::max(std::max(median(int_warm) - median(seq_warm), 0.0) / s, switch_cost_ns() / per_slot);
+  r.costs =
+      estimate_stage_costs(r.sequential_ns, r.probe_ns, s, switch_cost_ns() / static_cast<double>(width));
   r.costs.miss_ns = memory.miss_latency_ns;
-  // Each lookup in flight has one miss outstanding at a time: a group past
-  // the misses the memory system overlaps buys nothing.
-  // A ring holds whole slots, so a group of lookups in flight is a multiple
-  // of the lookups a slot runs: the prediction rounds up (a larger group
-  // still hides every stall), and so does each group swept.
-  r.predicted_group =
-      in_whole_slots(group_size(r.costs, std::max<std::size_t>(memory.misses_in_flight, 1)), width);
+  r.predicted_group = group_size(r.costs, memory.misses_in_flight, width);
   r.predicted_speedup = max_speedup(r.costs, memory.ns_per_miss);
-  r.memory = memory;
 
   // The predicted group is always measured, so that its time can be set
   // against the best.
@@ -92,8 +95,13 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
   r.groups.push_back(r.predicted_group);
   std::sort(r.groups.begin(), r.groups.end());
   r.groups.erase(std::unique(r.groups.begin(), r.groups.end()), r.groups.end());
+  // The sweep times the sequential run again in each of its rounds, so that
+  // the measured speedup is of one window: the machines are shared, and the
+  // window of the inputs may have been faster or slower.
   std::vector<std::vector<double>> samples(r.groups.size());
+  std::vector<double> seq_sweep;
   for (std::size_t k = 0; k < repeat; ++k) {
+    seq_sweep.push_back(time_per_lookup(w, variant::coro_sequential, 1, 0, n, 1));
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
       if (verbose)
         std::fprintf(stderr, "\rsweeping groups: repeat %zu/%zu, group %zu   ", k + 1, repeat, r.groups[g]);
@@ -101,15 +109,17 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
     }
   }
   if (verbose) std::fprintf(stderr, "\r%60s\r", "");
+  const double stage = r.costs.compute_ns + r.costs.switch_ns;
   double best = 1e300;
   for (std::size_t g = 0; g < r.groups.size(); ++g) {
     const double measured = median(samples[g]);
     r.measured_ns.push_back(measured);
-    // Below the optimal group a round of G lookups waits for one stall; above it,
-    // each stage costs compute + switch. Neither beats the memory system's ceiling.
+    // Below the group that hides every stall, a round of G lookups waits
+    // for one (mean) stall besides its first slot's work; above it, each
+    // stage costs what the probe showed. Neither beats the memory's ceiling.
     const double per_stage = std::max(
-        {r.costs.compute_ns + r.costs.switch_ns,
-         (r.costs.compute_ns + r.costs.stall_ns) / static_cast<double>(r.groups[g]), memory.ns_per_miss});
+        {stage, (r.costs.stall_ns + static_cast<double>(width) * stage) / static_cast<double>(r.groups[g]),
+         memory.ns_per_miss});
     r.predicted_ns.push_back(r.stages_per_lookup * per_stage);
     if (r.groups[g] == r.predicted_group) r.predicted_group_ns = measured;
     if (measured < best) {
@@ -117,7 +127,8 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
       r.measured_group = r.groups[g];
     }
   }
-  r.measured_speedup = r.sequential_ns / best;
+  r.sweep_sequential_ns = median(seq_sweep);
+  r.measured_speedup = r.sweep_sequential_ns / best;
   r.best_ns = best;
   for (std::size_t g = 0; g < r.groups.size(); ++g) {
     if (r.measured_ns[g] <= best * near_best) {
@@ -148,6 +159,8 @@ std::vector<nlohmann::ordered_json> to_json(const lookup_workload& w, std::size_
   s["lookups"] = w.lookups();
   s["lookups_per_slot"] = w.lookups_per_slot();
   s["stages_per_lookup"] = r.stages_per_lookup;
+  s["probe_groups"] = r.probe_groups;
+  s["probe_ns_per_lookup"] = r.probe_measured_ns;
   s["compute_ns"] = r.costs.compute_ns;
   s["stall_ns"] = r.costs.stall_ns;
   s["switch_ns"] = r.costs.switch_ns;
@@ -156,6 +169,7 @@ std::vector<nlohmann::ordered_json> to_json(const lookup_workload& w, std::size_
   s["ns_per_miss_ceiling"] = r.memory.ns_per_miss;
   s["misses_in_flight"] = r.memory.misses_in_flight;
   s["sequential_ns_per_lookup"] = r.sequential_ns;
+  s["sweep_sequential_ns_per_lookup"] = r.sweep_sequential_ns;
   s["predicted_group"] = r.predicted_group;
   s["predicted_speedup"] = r.predicted_speedup;
   s["measured_group"] = r.measured_group;

@@ -2,20 +2,27 @@
 // `weave bench model`: measures the analytical model's inputs on a workload,
 // predicts the best group and speedup, and compares with a group sweep.
 //
-// Per suspension point (stage) of a lookup:
-//   T_compute = sequential time on lookups whose lines are all cached / stages
-//   T_stall   = (sequential time on cold lookups - the cached time) / stages
-//   T_switch  = (interleaved time on cached lookups - sequential cached) / stages,
-//               and never below the switch microbenchmark (exec/switch_cost.hpp)
+// Every input is measured on cold lookups over the whole structure, as the
+// adaptive scheduler calibrates (a stage is one lookup's step from one likely
+// miss to the next; a suspension of a slot that runs k lookups ends k):
+//   T_compute + T_switch = coro's time at the probe groups, the faster of
+//               two, / stages: the misses the memory system overlaps plus one
+//               slot, and half as many (a group that large hides every stall
+//               the memory can overlap, so what is left is what a stage costs
+//               out of cache; on an Intel VM every variant slowed past 24-32
+//               in flight, hence the smaller one)
+//   T_switch  = the switch microbenchmark (exec/switch_cost.hpp), shared by a slot
+//   T_stall   = sequential time on the same lookups / stages - T_compute
 //   T_miss    = one miss alone: a pointer chase through a buffer of the
 //               structure's size (the longest stall, which sizes G); the
 //               ceiling and the misses worth having in flight come from
 //               chases with many chains through the same buffer
-// The cached runs repeat a small set of lookups that fits in L2, so the path
-// through the structure is the same as in the cold runs. The predicted time
-// at each group still follows the mean stall (it reaches its floor near the
-// group the mean alone would give); the predicted group is Formula 3.2's
-// with T_miss, capped by the misses the memory system overlaps.
+// Cached runs are not used: on cached data a stage pays each cached load's
+// latency in turn and none of the page walks or the memory's queues, so it
+// cost more than an interleaved cold stage on one CPU and less on another
+// (docs/results/lookups.md). The predicted group is Formula 3.2's for slots
+// of the structure's width with T_miss, capped by the misses the memory
+// system overlaps; the predicted speedup is Formula 3.4's.
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +45,9 @@ struct model_report {
   stage_costs costs;
   double stages_per_lookup = 0;
   double sequential_ns = 0;          // cold, per lookup
+  std::vector<std::size_t> probe_groups;  // the interleaved runs the stage cost comes from
+  std::vector<double> probe_measured_ns;  // coro per lookup at each of them, cold
+  double probe_ns = 0;                    // the faster of them
   memory_limits memory;              // what it was given
   std::size_t predicted_group = 1;   // Formula 3.2
   double predicted_speedup = 1;      // Formula 3.4
@@ -46,7 +56,8 @@ struct model_report {
   std::vector<double> predicted_ns;  // the model's time at each group
   std::size_t measured_group = 1;    // the fastest of `groups`
   std::size_t knee_group = 1;        // the smallest of `groups` within near_best of the fastest
-  double measured_speedup = 1;
+  double sweep_sequential_ns = 0;    // cold, per lookup, timed in the sweep's rounds
+  double measured_speedup = 1;       // sweep_sequential_ns / best_ns
   double best_ns = 0;             // coro per lookup at measured_group
   double predicted_group_ns = 0;  // and at predicted_group (always swept)
 };
@@ -56,6 +67,10 @@ struct model_report {
 // group that hides every stall, so the sweep's counterpart is the smallest
 // group within 5% of the fastest: the knee.
 inline constexpr double near_best = 1.05;
+
+// The groups a stage's out-of-cache cost is measured at: the misses the
+// memory system overlaps plus one slot, and half as many, in whole slots.
+std::vector<std::size_t> probe_groups(const memory_limits& memory, std::size_t width);
 
 // Throws std::invalid_argument, with a one-line reason, for a sweep that cannot run.
 void validate_model_options(const std::vector<std::size_t>& groups, std::size_t repeat);

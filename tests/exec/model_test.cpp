@@ -26,6 +26,19 @@ TEST(model, group_size_covers_the_longest_stall_not_the_mean) {
   EXPECT_EQ(group_size({10, 100, 5, 50}), 8u);
 }
 
+TEST(model, group_size_counts_whole_slots_and_covers_with_the_other_slots) {
+  // Slots of 4: the other slots' 4 x 15 ns cover the 95 ns; ceil(95 / 60) + 1 = 3 slots.
+  EXPECT_EQ(group_size({10, 100, 5}, 256, 4), 12u);
+  // Nothing to hide: one slot.
+  EXPECT_EQ(group_size({10, 0, 5}, 256, 4), 4u);
+  // A cap below two slots still leaves two: one slot alone waits out its misses.
+  EXPECT_EQ(group_size({1, 200, 1, 250}, 20, 16), 32u);
+  // Otherwise the cap is in whole slots: 40 misses in flight allow 3 slots of 16.
+  EXPECT_EQ(group_size({1, 200, 1, 250}, 40, 16), 48u);
+  // Width 1 is Formula 3.2 as written.
+  EXPECT_EQ(group_size({10, 100, 5}, 256, 1), group_size({10, 100, 5}));
+}
+
 TEST(model, max_speedup_is_sequential_over_interleaved_stage_time) {
   EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}), 110.0 / 15.0);
   // A switch dearer than the stall is a slowdown.

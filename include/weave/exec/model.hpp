@@ -19,6 +19,17 @@
 // the latency of one miss alone at the structure's size (`miss_ns`, a
 // pointer chase measured out of cache) where it exceeds the mean stall.
 //
+// A ring may hold slots that each advance `width` operations in lockstep per
+// resume. Then the other operations that cover a slot's stall are those of
+// the other slots, (G - width) of them, and a group is whole slots:
+//
+//   (G - width) (T_compute + T_switch) >= T_stall - T_switch
+//
+// T_compute must be what a stage costs out of cache with its stall hidden:
+// measured on cached data, a stage costs something else (each cached load
+// waits in turn, and nothing of the page walks and the memory's queues shows).
+// estimate_stage_costs takes it from a run that interleaves cold requests.
+//
 // The formulas know nothing of the memory system's limits: callers cap G by
 // the misses in flight that `weave bench mlp` finds worth it, and pass
 // max_speedup its best time per miss.
@@ -36,12 +47,18 @@ struct stage_costs {
   double miss_ns = 0;     // one out-of-cache miss alone, the longest stall (0: not measured)
 };
 
-// Formula 3.2: the smallest group that hides every stall.
-inline std::size_t group_size(const stage_costs& c, std::size_t max_group = 256) {
+// Formula 3.2: the smallest group that hides every stall, in whole slots of
+// `width` operations. `max_group` caps it (the misses the memory system
+// overlaps), though never below two slots where there is a stall to hide:
+// one slot alone waits out every miss it issues.
+inline std::size_t group_size(const stage_costs& c, std::size_t max_group = 256, std::size_t width = 1) {
+  const double w = static_cast<double>(std::max<std::size_t>(width, 1));
   const double target = std::max(std::max(c.stall_ns, c.miss_ns) - c.switch_ns, 0.0);
+  if (target <= 0) return static_cast<std::size_t>(w);
   const double cover = std::max(c.compute_ns + c.switch_ns, 1e-3);
-  const double g = std::ceil(target / cover) + 1;
-  return static_cast<std::size_t>(std::clamp(g, 1.0, static_cast<double>(max_group)));
+  const double slots = std::ceil(target / (w * cover)) + 1;
+  const double cap = std::max(std::ceil(static_cast<double>(max_group) / w), 2.0);
+  return static_cast<std::size_t>(w * std::clamp(slots, 1.0, cap));
 }
 
 // Formula 3.4: the speedup once every stall is hidden. A stage can go no
