@@ -132,9 +132,8 @@ int run_demo(const demo_options& options) {
   const auto workload = make_workload(o.spec, progress_wanted());
   const model_report m = measure_model(*workload, {2, 4, 8, 12, 16, 24, 32}, options.repeat, memory, progress_wanted());
   fmt::print(
-      "model, binary search, out of cache: per stage compute {:.1f} ns (interleaved at G {}), stall {:.1f} "
-      "ns "
-      "(one miss alone {:.0f} ns), switch {:.1f} ns, {:.1f} stages\n",
+      "model, binary search, out of cache: per stage compute {:.1f} ns (interleaved at G {}), "
+      "stall {:.1f} ns (one miss alone {:.0f} ns), switch {:.1f} ns, {:.1f} stages\n",
       m.costs.compute_ns, fmt::join(m.probe_groups, "/"), m.costs.stall_ns, m.costs.miss_ns,
       m.costs.switch_ns, m.stages_per_lookup);
   fmt::print("  predicted: best G {} (Formula 3.2), speedup up to {:.2f}x (Formula 3.4)\n", m.predicted_group,

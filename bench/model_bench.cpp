@@ -66,7 +66,8 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
 
   // Every input comes from cold lookups over the whole structure. The run
   // that counts the stages goes first, untimed: the first runs after a
-  // structure is built were slower than the rest (by 1.8x on an Intel VM).
+  // structure is built were slower than the rest (the sequential one by
+  // 1.8x on an Intel VM).
   const variant_result counted = w.run(variant::coro, r.probe_groups.front(), 0, n, adaptive_options{});
   r.stages_per_lookup = static_cast<double>(counted.stages) / static_cast<double>(n);
   std::vector<double> seq_cold;
@@ -77,14 +78,10 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
       probe_cold[p].push_back(time_per_lookup(w, variant::coro, r.probe_groups[p], 0, n, 1));
   }
   r.sequential_ns = median(seq_cold);
-  r.probe_ns = 1e300;
-  for (const auto& p : probe_cold) {
-    r.probe_measured_ns.push_back(median(p));
-    r.probe_ns = std::min(r.probe_ns, r.probe_measured_ns.back());
-  }
+  for (const auto& p : probe_cold) r.probe_measured_ns.push_back(median(p));
+  const double probe_ns = *std::min_element(r.probe_measured_ns.begin(), r.probe_measured_ns.end());
   const double s = std::max(r.stages_per_lookup, 1e-9);
-  r.costs =
-      estimate_stage_costs(r.sequential_ns, r.probe_ns, s, switch_cost_ns() / static_cast<double>(width));
+  r.costs = estimate_stage_costs(r.sequential_ns, probe_ns, s, switch_cost_ns() / static_cast<double>(width));
   r.costs.miss_ns = memory.miss_latency_ns;
   r.predicted_group = group_size(r.costs, memory.misses_in_flight, width);
   r.predicted_speedup = max_speedup(r.costs, memory.ns_per_miss);

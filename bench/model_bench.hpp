@@ -47,7 +47,6 @@ struct model_report {
   double sequential_ns = 0;          // cold, per lookup
   std::vector<std::size_t> probe_groups;  // the interleaved runs the stage cost comes from
   std::vector<double> probe_measured_ns;  // coro per lookup at each of them, cold
-  double probe_ns = 0;                    // the faster of them
   memory_limits memory;              // what it was given
   std::size_t predicted_group = 1;   // Formula 3.2
   double predicted_speedup = 1;      // Formula 3.4
