@@ -254,6 +254,7 @@ std::vector<nlohmann::ordered_json> run_reconstruct_bench(const reconstruct_opti
   }
   base["distinct_by_type"] = held;
   base["queries"] = o.queries;
+  base["columns_per_slot"] = column::columns_per_slot;  // an interleaved group counts slots
   base["dictionary_bytes"] = t.dictionary_bytes();
   // Every run reads the same rows: without this, the second variant and
   // every later repetition would find the first run's lines in cache (1000

@@ -65,7 +65,10 @@ TEST(table, queries_match_a_row_store_across_main_and_delta) {
   std::mt19937_64 rng(6);
   for (std::size_t distinct : {3u, 200u}) {
     table t;
-    for (std::size_t c = 0; c < 8; ++c) t.add_column("c" + std::to_string(c), every_type[c % every_type.size()]);
+    // Eleven columns of mixed types: a slot's lockstep batches (columns_per_slot
+    // a time) then mix integers with strings, and the last batch is short.
+    for (std::size_t c = 0; c < 11; ++c)
+      t.add_column("c" + std::to_string(c), every_type[c % every_type.size()]);
     std::vector<std::vector<value>> oracle;
     const auto add_rows = [&](std::size_t n) {
       for (std::size_t r = 0; r < n; ++r) {

@@ -5,13 +5,15 @@
 //   count_in   SELECT COUNT(*) FROM T WHERE C IN (values)
 //   fetch_row  SELECT * FROM T WHERE rowid = r: one request per column, so
 //              an interleaved scheduler overlaps the columns' misses. A
-//              slot loops over columns in one frame (request_stream.hpp):
-//              an integer in Main is the code, then one dictionary load,
-//              both awaited there; a string in Main is the code, its
+//              slot loops over columns in one frame (request_stream.hpp),
+//              columns_per_slot at a time: the integers in Main are their
+//              codes, then their dictionary entries, each step one
+//              suspension for all of them; a string in Main is the code, its
 //              block's offset and the block. A Delta row runs a task of
 //              its own.
 //   find_row   the first row whose column C equals a value
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,10 +25,18 @@
 
 #include "weave/column/in_predicate.hpp"
 #include "weave/column/table.hpp"
+#include "weave/exec/load.hpp"
 #include "weave/exec/request_stream.hpp"
 #include "weave/exec/task.hpp"
 
 namespace weave::column {
+
+// Columns of one row a slot fetches in lockstep: the code loads of its
+// integer columns share one suspension and their dictionary loads another.
+// With one column a slot, interleaved reconstruction took 211 instructions
+// a column to sequential's 71, 56 of them the ring's (callgrind); four
+// take 164. A ring's group counts slots.
+inline constexpr std::size_t columns_per_slot = 4;
 
 namespace detail {
 
@@ -57,29 +67,99 @@ task<value> fetch_value(const table_column& c, std::size_t row) {
 // The value of `row` in each requested column. A frame per column cost about
 // five times the instructions of the two loads a column takes (callgrind:
 // 642 a column with four nested tasks).
+//
+// A policy that suspends takes columns_per_slot columns at a time and runs
+// the integers of Main among them in lockstep; every other column, and every
+// column under a policy that does not suspend, goes on its own (in
+// lockstep, a sequential run took 20% more instructions).
 template <execution_policy Policy, request_stream<std::size_t, value> Requests>
 typename Requests::task_type fetch_values(const table& t, std::size_t row, Requests requests) {
-  while (requests.next()) {
-    const table_column& c = t.column(requests.argument());
-    if (const auto* col = std::get_if<basic_column<std::int32_t>>(&c.data); col && row < col->main_rows()) {
-      requests.deliver(to_value(
-          c.type, co_await extract<Policy>(col->main(), co_await code_at<Policy>(col->main_codes(), row))));
-    } else if (const auto* wide = std::get_if<basic_column<std::int64_t>>(&c.data);
-               wide && row < wide->main_rows()) {
-      requests.deliver(to_value(
-          c.type, co_await extract<Policy>(wide->main(), co_await code_at<Policy>(wide->main_codes(), row))));
-    } else if (const auto* text = std::get_if<basic_column<std::string>>(&c.data);
-               text && row < text->main_rows()) {
-      // extract(front_coded_dictionary) inline: with a task per column a
-      // string took 1,248 instructions, inline 869 (callgrind).
-      const front_coded_dictionary& dict = text->main();
-      const code_t code = co_await code_at<Policy>(text->main_codes(), row);
-      const std::size_t block = code / front_coded_dictionary::block_size;
-      const std::uint64_t offset = co_await load<Policy>(dict.block_offset(block));
-      co_await prefetch<Policy>(dict.data() + offset, dict.block_offset(block + 1) - offset);
-      requests.deliver(to_value(c.type, dict.string_at(offset, code)));
+  constexpr std::size_t width =
+      Policy::suspends && ticketed_request_stream<Requests, std::size_t, value> ? columns_per_slot : 1;
+  using narrow_column = basic_column<std::int32_t>;
+  using wide_column = basic_column<std::int64_t>;
+  request_batch<width, std::size_t, Requests> batch;
+  for (;;) {
+    std::array<bool, width> delivered{};
+    if constexpr (width == 1) {
+      // No batch: its bookkeeping cost a sequential run 6% more instructions
+      // and about as much time, with fewer columns in the core's window.
+      if (!requests.next()) break;
     } else {
-      requests.deliver(co_await fetch_value<Policy>(c, row));
+      if (!batch.take(requests)) break;
+      // The places whose value is a code and an entry of a Main dictionary of
+      // integers, of one width or the other.
+      std::array<const table_column*, width> column{};
+      std::array<const narrow_column*, width> narrow{};
+      std::array<const wide_column*, width> wide{};
+      std::array<code_t, width> code{};
+      bool any = false;
+      bool all = true;
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        column[j] = &t.column(batch[j]);
+        const bit_packed_vector* codes = nullptr;
+        if (const auto* n = std::get_if<narrow_column>(&column[j]->data); n && row < n->main_rows()) {
+          narrow[j] = n;
+          codes = &n->main_codes();
+        } else if (const auto* w = std::get_if<wide_column>(&column[j]->data); w && row < w->main_rows()) {
+          wide[j] = w;
+          codes = &w->main_codes();
+        }
+        if (codes == nullptr) {
+          all = false;
+          continue;
+        }
+        any = delivered[j] = true;
+        // A code's bytes span one line or two: its first and last byte name them.
+        const char* first = static_cast<const char*>(codes->address_of(row));
+        weave::detail::prefetch_line(first);
+        weave::detail::prefetch_line(first + bit_packed_vector::span_bytes() - 1);
+      }
+      if (any) {
+        co_await next_pass<Policy>();
+        for (std::size_t j = 0; j < batch.size(); ++j) {
+          if (narrow[j])
+            weave::detail::prefetch_line(&narrow[j]->main().at(code[j] = narrow[j]->main_codes()[row]));
+          if (wide[j])
+            weave::detail::prefetch_line(&wide[j]->main().at(code[j] = wide[j]->main_codes()[row]));
+        }
+        co_await next_pass<Policy>();
+        for (std::size_t j = 0; j < batch.size(); ++j) {
+          if (narrow[j]) batch.deliver(requests, j, to_value(column[j]->type, narrow[j]->main().at(code[j])));
+          if (wide[j]) batch.deliver(requests, j, to_value(column[j]->type, wide[j]->main().at(code[j])));
+        }
+      }
+      if (all) continue;
+    }
+    const auto deliver = [&](std::size_t j, value&& v) {
+      if constexpr (width == 1) {
+        requests.deliver(std::move(v));
+      } else {
+        batch.deliver(requests, j, std::move(v));
+      }
+    };
+    for (std::size_t j = 0; j < (width == 1 ? 1 : batch.size()); ++j) {
+      if (delivered[j]) continue;
+      const table_column& c = t.column(width == 1 ? requests.argument() : batch[j]);
+      if (const auto* col = std::get_if<narrow_column>(&c.data); col && row < col->main_rows()) {
+        deliver(j, to_value(c.type, co_await extract<Policy>(
+                                        col->main(), co_await code_at<Policy>(col->main_codes(), row))));
+      } else if (const auto* wide = std::get_if<wide_column>(&c.data); wide && row < wide->main_rows()) {
+        deliver(j, to_value(c.type, co_await extract<Policy>(
+                                        wide->main(), co_await code_at<Policy>(wide->main_codes(), row))));
+      } else if (const auto* text = std::get_if<basic_column<std::string>>(&c.data);
+                 text && row < text->main_rows()) {
+        // extract(front_coded_dictionary) inline: with a task per column a
+        // string took 1,248 instructions, inline 869 (callgrind).
+        const front_coded_dictionary& dict = text->main();
+        const code_t code = co_await code_at<Policy>(text->main_codes(), row);
+        const std::size_t block = code / front_coded_dictionary::block_size;
+        const std::uint64_t offset = co_await load<Policy>(dict.block_offset(block));
+        co_await prefetch<Policy>(dict.data() + offset, dict.block_offset(block + 1) - offset);
+        deliver(j, to_value(c.type, dict.string_at(offset, code)));
+      } else {
+        deliver(j, co_await fetch_value<Policy>(c, row));
+      }
     }
   }
   co_return requests.finish();
