@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -289,14 +290,17 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
         [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
         [&](std::size_t, std::size_t v) { sum += v; });
   };
-  // Each run of 20 requests is one window: the probe group, then sequential.
-  run(0, 20);
-  EXPECT_FALSE(scheduler.calibrated());
+  // Each run of 20 requests is one window: the untimed first one and the
+  // probe group's, then sequential.
+  for (int r = 0; r < 2; ++r) {
+    run(0, 20);
+    EXPECT_FALSE(scheduler.calibrated()) << "after run " << r;
+  }
   run(0, 20);
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < 20; ++i) expected += 2 * (i * 5 * i * 5);
+  for (std::size_t i = 0; i < 20; ++i) expected += 3 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
 }
 
@@ -319,17 +323,18 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window
         [&](std::size_t, std::size_t v) { sum += v; });
     interleaved.push_back(suspending);
   };
-  for (int r = 0; r < 3; ++r) {
+  for (int r = 0; r < 5; ++r) {
     run();
     EXPECT_FALSE(scheduler.calibrated()) << "after run " << r;
   }
   run();
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
-  // The probe group's window, then sequential's: two runs each.
-  EXPECT_EQ(interleaved, (std::vector<bool>{true, true, false, false}));
+  // The untimed first window and the probe group's, then sequential's: two
+  // runs each.
+  EXPECT_EQ(interleaved, (std::vector<bool>{true, true, true, true, false, false}));
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < short_run; ++i) expected += 4 * (i * 5 * i * 5);
+  for (std::size_t i = 0; i < short_run; ++i) expected += 6 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
 }
 
@@ -356,10 +361,47 @@ TEST(adaptive_scheduler, rechecks_across_short_runs) {
   EXPECT_FALSE(scheduler.decision().interleave);
   EXPECT_GE(scheduler.decision().group, 2u);
   ASSERT_FALSE(interleaved_runs.empty());
-  EXPECT_EQ(interleaved_runs.front(), 0u);  // the probe group's window
-  // Calibration takes runs 0-2; then a re-check every five runs of 20, each
+  EXPECT_EQ(interleaved_runs.front(), 0u);  // the untimed first window, at the probe group
+  // Calibration takes runs 0-3; then a re-check every five runs of 20, each
   // with one interleaved window.
-  EXPECT_GE(std::count_if(interleaved_runs.begin(), interleaved_runs.end(), [](std::size_t r) { return r > 2; }), 4);
+  EXPECT_GE(
+      std::count_if(interleaved_runs.begin(), interleaved_runs.end(), [](std::size_t r) { return r > 3; }),
+      4);
+}
+
+// What only a first run pays (frames' pages faulted in) must not reach the
+// model. Here the first interleaved run is slow, later ones fast, and every
+// sequential request spins 20 us: counted, the first window would have made
+// the probe group look slower than sequential, with no stall to hide.
+TEST(adaptive_scheduler, does_not_time_its_first_window) {
+  const std::vector<int> data(8, 1);
+  adaptive_options options;
+  options.window = 64;
+  adaptive_scheduler scheduler{options};
+  const auto spin = [](std::chrono::microseconds d) {
+    const auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  bool first_run = true;
+  for (int r = 0; r < 6; ++r) {
+    scheduler.run(
+        20,
+        [&](auto policy, std::size_t i) {
+          if constexpr (decltype(policy)::suspends) {
+            if (first_run) spin(std::chrono::microseconds(200));
+          } else {
+            spin(std::chrono::microseconds(20));
+          }
+          return square_after_loads<decltype(policy)>(data, i * 5 + 1);
+        },
+        [](std::size_t, std::size_t) {});
+    first_run = false;
+  }
+  ASSERT_TRUE(scheduler.calibrated());
+  EXPECT_TRUE(scheduler.decision().interleave);
+  // The sequential window's 20 us a request, less what the probe's costs, is stall.
+  EXPECT_GT(scheduler.decision().costs.stall_ns, scheduler.decision().costs.compute_ns);
 }
 
 // Runs of every length, short and long, through calibration and many
