@@ -208,7 +208,9 @@ struct execution {
 
   void add(CLI::App& app) {
     app.add_option("--variant", variant, "sequential | interleaved | auto")->capture_default_str();
-    group_option = app.add_option("--group", group, "group size of the interleaved variant")
+    group_option = app.add_option("--group", group,
+                                  "slots of the interleaved variant's ring (in row, each fetches up to 4 "
+                                  "integer columns at once)")
                        ->check(unsigned_in(1, interleaved_scheduler::max_group))
                        ->capture_default_str();
   }
@@ -336,8 +338,9 @@ struct bench_cli {
     app.add_option("--rows", rows, "rows of the table")->capture_default_str()
         ->check(size_value);
     app.add_option("--variants", variants, "sequential,interleaved,auto")->capture_default_str();
-    app.add_option("--group", groups,
-                   "comma-separated group sizes of interleaved, or 'auto' for auto's choice")
+    app.add_option(
+           "--group", groups,
+           "comma-separated group sizes of interleaved (slots of the ring), or 'auto' for auto's choice")
         ->check(size_list_or_auto)
         ->each([this](const std::string&) { group_given = true; })
         ->capture_default_str();

@@ -3,14 +3,17 @@
 // group size, so that a caller need not know whether the data is cached.
 //
 // Calibration times windows of real requests: one interleaved with a probe
-// group, one sequential. A first window at the probe group goes before them,
-// untimed: it pays what only a first run pays (the frames' pages faulted
-// in). Timed, it made a 100-column row's probe window 5,700 ns a request
-// where later ones took about 140, and the model's group 2. Their times per request, the suspensions
-// counted in the interleaved window and the machine's switch cost give the stage costs of the analytical
-// model, which yields a group size (Formula 3.2) and the speedup to expect (Formula 3.4). A third window runs
-// the model's group, and the fastest of the three wins; interleaving must beat sequential by `min_gain`, so
-// cached data runs sequentially. Every `recheck_interval` requests it times the current choice against
+// group, one sequential. A first window at the probe group goes before them
+// and its time is thrown away: it pays what only a first run pays (the
+// frames' pages faulted in). Counted, it made a 100-column row's probe
+// window 5,700 ns a request where later ones took about 140, and the
+// model's group 2. The two timed windows' times per request, the
+// suspensions counted in the interleaved one and the machine's switch cost
+// give the stage costs of the analytical model, which yields a group size
+// (Formula 3.2) and the speedup to expect (Formula 3.4). A last window runs
+// the model's group, and the fastest of the three timed wins; interleaving
+// must beat sequential by `min_gain`, so cached data runs sequentially.
+// Every `recheck_interval` requests it times the current choice against
 // neighbours (sequential, a smaller and a larger group) and keeps the
 // fastest, once a second pair of windows confirms it: the data may have
 // grown, shrunk or gone cold. A re-check that changes nothing doubles the
@@ -222,7 +225,7 @@ class adaptive_scheduler {
     gathered_ns_ = 0;
     gathered_requests_ = 0;
     if (!warmed_up_) {
-      warmed_up_ = true;  // the first window: not timed, run again
+      warmed_up_ = true;  // the first window: its time is thrown away, the next times the probe
       return;
     }
     const candidate c = plan_[timed_];
