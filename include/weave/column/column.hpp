@@ -125,6 +125,14 @@ class basic_column {
   bit_packed_vector delta_codes_;
 };
 
+// Prefetches the line or two the code of `row` spans: its first and last
+// byte name them, with no count of lines to work out.
+inline void prefetch_code(const bit_packed_vector& codes, std::size_t row) noexcept {
+  const char* first = static_cast<const char*>(codes.address_of(row));
+  detail::prefetch_line(first);
+  detail::prefetch_line(first + bit_packed_vector::span_bytes() - 1);
+}
+
 // The code of `row` in a code vector: one likely miss. An awaitable rather
 // than a task, so that reading a code takes no frame of its own (a frame, its
 // ramp and the transfers in and out cost more instructions than the read).
@@ -135,11 +143,7 @@ struct code_awaitable : detail::suspend_to_scheduler {
 
   bool await_ready() const noexcept {
     if constexpr (Policy::suspends) {
-      // The code's bytes span one line or two: its first and last byte name
-      // them, with no count of lines to work out.
-      const char* first = static_cast<const char*>(codes->address_of(row));
-      detail::prefetch_line(first);
-      detail::prefetch_line(first + bit_packed_vector::span_bytes() - 1);
+      prefetch_code(*codes, row);
       return false;
     } else {
       return true;
