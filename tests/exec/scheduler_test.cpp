@@ -290,9 +290,9 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
         [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5); },
         [&](std::size_t, std::size_t v) { sum += v; });
   };
-  // Each run of 20 requests is one window: the untimed first one and the
-  // probe group's, then sequential.
-  for (int r = 0; r < 2; ++r) {
+  // Four runs of 20 requests make a window of 64 or more: the untimed first
+  // one and the probe group's, then sequential.
+  for (int r = 0; r < 11; ++r) {
     run(0, 20);
     EXPECT_FALSE(scheduler.calibrated()) << "after run " << r;
   }
@@ -300,16 +300,17 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_a_window) {
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < 20; ++i) expected += 3 * (i * 5 * i * 5);
+  for (std::size_t i = 0; i < 20; ++i) expected += 12 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
 }
 
-// Runs shorter than the shortest window (a row of a few columns) are timed
-// together: here two runs make each window.
+// Runs shorter than the shortest slice (a row of 100 columns) are timed
+// together until they hold one: here three runs make each window. One row
+// alone was too noisy a window.
 TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window) {
   const std::vector<int> data(8, 1);
   adaptive_scheduler scheduler{adaptive_options{}};
-  constexpr std::size_t short_run = adaptive_scheduler::min_window / 2 + 1;
+  constexpr std::size_t short_run = adaptive_scheduler::short_window / 3 + 1;
   std::size_t sum = 0;
   std::vector<bool> interleaved;  // per run: whether its requests ran under the interleaved policy
   const auto run = [&] {
@@ -323,18 +324,18 @@ TEST(adaptive_scheduler, calibrates_across_runs_shorter_than_the_shortest_window
         [&](std::size_t, std::size_t v) { sum += v; });
     interleaved.push_back(suspending);
   };
-  for (int r = 0; r < 5; ++r) {
+  for (int r = 0; r < 8; ++r) {
     run();
     EXPECT_FALSE(scheduler.calibrated()) << "after run " << r;
   }
   run();
   EXPECT_TRUE(scheduler.calibrated());
   EXPECT_FALSE(scheduler.decision().interleave);  // nothing suspends
-  // The untimed first window and the probe group's, then sequential's: two
+  // The untimed first window and the probe group's, then sequential's: three
   // runs each.
-  EXPECT_EQ(interleaved, (std::vector<bool>{true, true, true, true, false, false}));
+  EXPECT_EQ(interleaved, (std::vector<bool>{true, true, true, true, true, true, false, false, false}));
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < short_run; ++i) expected += 6 * (i * 5 * i * 5);
+  for (std::size_t i = 0; i < short_run; ++i) expected += 9 * (i * 5 * i * 5);
   EXPECT_EQ(sum, expected);
 }
 
@@ -351,7 +352,7 @@ TEST(adaptive_scheduler, rechecks_across_short_runs) {
   options.min_gain = 0.99;
   adaptive_scheduler scheduler{options};
   std::vector<std::size_t> interleaved_runs;
-  for (std::size_t r = 0; r < 40; ++r) {
+  for (std::size_t r = 0; r < 60; ++r) {
     const run_stats stats = scheduler.run(
         20, [&](auto policy, std::size_t i) { return square_after_loads<decltype(policy)>(data, i * 5 + 1); },
         [](std::size_t, std::size_t) {});
@@ -362,11 +363,11 @@ TEST(adaptive_scheduler, rechecks_across_short_runs) {
   EXPECT_GE(scheduler.decision().group, 2u);
   ASSERT_FALSE(interleaved_runs.empty());
   EXPECT_EQ(interleaved_runs.front(), 0u);  // the untimed first window, at the probe group
-  // Calibration takes runs 0-3; then a re-check every five runs of 20, each
-  // with one interleaved window.
+  // Calibration takes runs 0-11 (four runs a window); then a re-check every
+  // five runs of 20, each with one interleaved window of four runs.
   EXPECT_GE(
-      std::count_if(interleaved_runs.begin(), interleaved_runs.end(), [](std::size_t r) { return r > 3; }),
-      4);
+      std::count_if(interleaved_runs.begin(), interleaved_runs.end(), [](std::size_t r) { return r > 11; }),
+      8);
 }
 
 // What only a first run pays (frames' pages faulted in) must not reach the
@@ -384,7 +385,7 @@ TEST(adaptive_scheduler, does_not_time_its_first_window) {
     }
   };
   bool first_run = true;
-  for (int r = 0; r < 6; ++r) {
+  for (int r = 0; r < 20; ++r) {
     scheduler.run(
         20,
         [&](auto policy, std::size_t i) {

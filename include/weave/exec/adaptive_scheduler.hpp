@@ -22,16 +22,18 @@
 // before gets fewer requests.
 //
 // A window is a slice of a run (`window` requests, or a sixth of a shorter
-// run, but at least `short_window`), or a whole run shorter than that (a
-// query that fetches a row's 200 columns is one run of 200 requests), or
-// several whole runs shorter than `min_window` (a 10-column row), timed
-// together. So many short runs calibrate and re-check across runs, each
-// timed as it will run: slices of a few dozen requests would overweight the ring's filling
-// and draining, which favoured small groups (G=3 against 16 on 200 columns,
-// at 1.3x-1.5x the time). Until the first window is timed, a run goes at the
-// probe group, and until calibration ends, with the best choice timed so far;
-// between the windows of a re-check it goes with the current choice. A single
-// run too short for the calibration's four windows therefore ends
+// run, but at least `short_window`), or whole runs shorter than that, timed
+// one by one and added up until together they hold a window's requests (a
+// query that fetches a row's 100 columns is one run of 100 requests, and
+// three of them make a window). So many short runs calibrate and re-check
+// across runs, each timed as it will run: slices of a few dozen requests
+// would overweight the ring's filling and draining, which favoured small
+// groups (G=3 against 16 on 200 columns, at 1.3x-1.5x the time), and a window
+// of one such row (about 15 us) was so noisy that re-checks walked the
+// group down a step at a time. Until the first window is timed, a run goes
+// at the probe group, and until calibration ends, with the best choice timed
+// so far; between the windows of a re-check it goes with the current choice.
+// A single run too short for the calibration's four windows therefore ends
 // uncalibrated (calibrated() says so), at the probe group or sequential.
 //
 // Every request runs exactly once: the windows are part of the work.
@@ -68,8 +70,8 @@ struct adaptive_decision {
 
 class adaptive_scheduler {
  public:
-  // The fewest requests a window times: a window that short says little, so
-  // shorter runs are timed together until they hold this many.
+  // The fewest requests a window times (the floor of `window`, and of a
+  // re-check's shortened sequential window).
   static constexpr std::size_t min_window = 16;
   // The shortest slice of a run that is timed as a window; a shorter run is
   // timed whole. The ring fills and drains once per window, which in a few
@@ -107,23 +109,23 @@ class adaptive_scheduler {
         // than that; a run's short tail goes with the current choice.
         const std::size_t wanted = std::min(window_for(plan_[timed_]), slice);
         const std::size_t left = last - pos;
-        const std::size_t n = left >= wanted ? wanted : (pos == first && left >= min_window ? left : 0);
-        if (n == 0 && pos == first) {
+        if (left >= wanted) {
+          const timed t =
+              run_with(plan_[timed_].interleave, plan_[timed_].group, pos, pos + wanted, make, sink);
+          total += t.stats;
+          pos += wanted;
+          record(t, wanted);
+          continue;
+        }
+        if (pos == first) {
           // A whole run shorter than a window: part of one.
           const timed t = run_with(plan_[timed_].interleave, plan_[timed_].group, pos, last, make, sink);
           total += t.stats;
-          gather(t, left);
+          gather(t, left, wanted);
           break;
         }
-        if (n == 0) {
-          total += run_current(pos, last, make, sink);
-          break;
-        }
-        const timed t = run_with(plan_[timed_].interleave, plan_[timed_].group, pos, pos + n, make, sink);
-        total += t.stats;
-        pos += n;
-        record(t, n);
-        continue;
+        total += run_current(pos, last, make, sink);
+        break;
       }
       const std::size_t chunk = std::min(until_recheck_, last - pos);
       total += run_current(pos, pos + chunk, make, sink);
@@ -207,12 +209,12 @@ class adaptive_scheduler {
   }
 
   // Adds a run shorter than a window to the window it is part of, and
-  // records that window once it holds min_window requests.
-  void gather(const timed& t, std::size_t requests) {
+  // records that window once it holds `wanted` requests.
+  void gather(const timed& t, std::size_t requests, std::size_t wanted) {
     gathered_stats_ += t.stats;
     gathered_ns_ += t.ns_per_request * static_cast<double>(requests);
     gathered_requests_ += requests;
-    if (gathered_requests_ < min_window) return;
+    if (gathered_requests_ < wanted) return;
     const timed whole{gathered_stats_, gathered_ns_ / static_cast<double>(gathered_requests_)};
     record(whole, gathered_requests_);
   }
