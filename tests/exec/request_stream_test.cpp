@@ -48,6 +48,40 @@ TEST(request_stream, a_streamed_operation_delivers_each_result_once_in_every_mod
   testing::expect_every_mode<std::size_t>(expected.size(), streamed_squares(data), expected);
 }
 
+// A slot that takes four requests at a time: a ring makes one slot per four
+// requests of a run, up to its group, and every request is still delivered
+// once with its own result, in strict batches too.
+TEST(request_stream, a_ring_makes_no_more_slots_than_a_run_fills) {
+  const std::vector<int> data(8, 1);
+  std::size_t slots = 0;
+  const auto op = [&](auto policy, auto requests) {
+    ++slots;
+    return squares<decltype(policy)>(data, requests);
+  };
+  const auto argument = [](std::size_t i) { return i; };
+  for (const std::size_t n : {1, 3, 4, 5, 10, 64, 65, 1000}) {
+    std::vector<std::size_t> got(n, 0);
+    std::vector<int> seen(n, 0);
+    const auto sink = [&](std::size_t i, std::size_t v) {
+      got[i] = v;
+      ++seen[i];
+    };
+    slots = 0;
+    interleaved_scheduler{16}.run(n, streamed<4>(op, argument), sink);
+    EXPECT_EQ(slots, std::min<std::size_t>(16, (n + 3) / 4)) << n << " requests";
+    slots = 0;
+    interleaved_scheduler{16}.run(n, streamed(op, argument), sink);
+    EXPECT_EQ(slots, std::min<std::size_t>(16, n)) << n << " requests, one at a time";
+    slots = 0;
+    batched_scheduler{8}.run(n, streamed<4>(op, argument), sink);
+    EXPECT_EQ(slots, (n / 8) * 2 + (n % 8 + 3) / 4) << n << " requests in batches of 8";
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(got[i], i * i);
+      EXPECT_EQ(seen[i], 3);
+    }
+  }
+}
+
 TEST(request_stream, one_request_makes_the_operation_a_task_of_its_result) {
   const std::vector<int> data(8, 1);
   task<std::size_t> one = squares<interleaved_policy>(data, one_request<std::size_t, std::size_t>{9});

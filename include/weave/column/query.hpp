@@ -183,12 +183,13 @@ void fetch_row(const table& t, std::size_t row, Scheduler& scheduler, std::vecto
   out.resize(t.column_count());
   const auto sink = [&](std::size_t i, value&& v) { out[i] = std::move(v); };
   if constexpr (runs_streamed<std::remove_cvref_t<Scheduler>>) {
-    scheduler.run(
-        t.column_count(),
-        streamed([&](auto policy,
-                     auto requests) { return detail::fetch_values<decltype(policy)>(t, row, requests); },
-                 [](std::size_t i) { return i; }),
-        sink);
+    scheduler.run(t.column_count(),
+                  streamed<columns_per_slot>(
+                      [&](auto policy, auto requests) {
+                        return detail::fetch_values<decltype(policy)>(t, row, requests);
+                      },
+                      [](std::size_t i) { return i; }),
+                  sink);
   } else {
     scheduler.run(
         t.column_count(),

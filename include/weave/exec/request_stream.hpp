@@ -142,14 +142,21 @@ class one_request<Argument, void> {
 
 // An operation over request streams and the argument of request i, for a
 // scheduler to run: operation(policy, requests) returns the task of one slot.
-template <class Operation, class ArgumentOf>
+// RequestsPerSlot is how many requests a slot takes at a time when it
+// interleaves (the width of its request_batch): a ring makes no more slots
+// than a run's requests fill, so a 10-column row at 16 slots of four
+// columns makes three frames, not ten of which seven end at once.
+template <class Operation, class ArgumentOf, std::size_t RequestsPerSlot = 1>
 struct streamed_operation {
+  static_assert(RequestsPerSlot >= 1);
+  static constexpr std::size_t requests_per_slot = RequestsPerSlot;
   Operation operation;
   ArgumentOf argument_of;
 };
 
-template <class Operation, class ArgumentOf>
-streamed_operation<Operation, ArgumentOf> streamed(Operation operation, ArgumentOf argument_of) {
+template <std::size_t RequestsPerSlot = 1, class Operation, class ArgumentOf>
+streamed_operation<Operation, ArgumentOf, RequestsPerSlot> streamed(Operation operation,
+                                                                    ArgumentOf argument_of) {
   return {std::move(operation), std::move(argument_of)};
 }
 
@@ -163,8 +170,8 @@ namespace detail {
 
 template <class T>
 inline constexpr bool is_streamed = false;
-template <class Operation, class ArgumentOf>
-inline constexpr bool is_streamed<streamed_operation<Operation, ArgumentOf>> = true;
+template <class Operation, class ArgumentOf, std::size_t RequestsPerSlot>
+inline constexpr bool is_streamed<streamed_operation<Operation, ArgumentOf, RequestsPerSlot>> = true;
 
 // The requests [next, last) that the slots of one run share.
 template <class Streamed, class Sink>

@@ -206,11 +206,13 @@ class ring_slots {
 // the run: the exception reaches the caller, and the slots' frames (with
 // every frame they await) are destroyed. Returns the resumptions that did
 // not finish a slot. `excess` (null: slots never retire early) counts the
-// slots that must retire because parked frames came back.
+// slots that must retire because parked frames came back. A slot takes
+// `per_slot` requests at a time, so a batch gets no more slots than that
+// fills.
 template <class SetEnd, class NewSlot>
 std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::size_t last, SetEnd set_end,
-                      NewSlot new_slot, std::size_t* excess = nullptr) {
-  WEAVE_ASSERT(group >= 1 && group <= max_group);
+                      NewSlot new_slot, std::size_t* excess = nullptr, std::size_t per_slot = 1) {
+  WEAVE_ASSERT(group >= 1 && group <= max_group && per_slot >= 1);
   // Room for frames that come back from parking while the ring is full.
   constexpr std::size_t capacity = ring_slots::capacity;
   ring_slots ring;
@@ -276,7 +278,7 @@ std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::si
     const std::size_t end = begin + std::min(batch, last - begin);
     set_end(end);
     if (excess != nullptr) *excess = 0;
-    live = std::min(group, end - begin);
+    live = std::min(group, (end - begin - 1) / per_slot + 1);
     ring.use(live);
     for (std::size_t k = 0; k < live; ++k) {
       slots[k] = new_slot();
@@ -355,7 +357,7 @@ run_stats run_ring(std::size_t group, bool refill, std::size_t first, std::size_
     shared_requests<Make, Sink> shared{make, sink, first, first};
     stats.suspensions = run_slots(
         group, refill, first, last, [&](std::size_t end) { shared.last = end; },
-        [&] { return slot_task<Policy>(shared); });
+        [&] { return slot_task<Policy>(shared); }, nullptr, std::remove_const_t<Make>::requests_per_slot);
   } else {
     request_queue<Make, Sink> queue{make, sink, first, first};
     stats.suspensions = run_slots(
