@@ -86,8 +86,10 @@ class structure_workload final : public lookup_workload {
     auto make = [&](auto policy, std::size_t i) {
       return Traits::template lookup<decltype(policy)>(structure_, keys_[i]);
     };
-    auto streamed_lookups = streamed(
-        [&](auto policy, auto requests) { return Traits::template lookup<decltype(policy)>(structure_, requests); },
+    auto streamed_lookups = streamed<per_slot>(
+        [&](auto policy, auto requests) {
+          return Traits::template lookup<decltype(policy)>(structure_, requests);
+        },
         [keys = keys_.data()](std::size_t i) { return keys[i]; });
     auto sink = [&](std::size_t, const auto& value) { r.checksum += checksum_term(value); };
     switch (v) {

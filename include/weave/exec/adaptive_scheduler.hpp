@@ -22,7 +22,7 @@
 // before gets fewer requests.
 //
 // A window is a slice of a run (`window` requests, or a sixth of a shorter
-// run, but at least `short_window`), or whole runs shorter than that, timed
+// run, but at least `short_window` or `window`, whichever is less), or whole runs shorter than that, timed
 // one by one and added up until together they hold a window's requests (a
 // query that fetches a row's 100 columns is one run of 100 requests, and
 // three of them make a window). So many short runs calibrate and re-check
@@ -73,9 +73,10 @@ class adaptive_scheduler {
   // The fewest requests a window times (the floor of `window`, and of a
   // re-check's shortened sequential window).
   static constexpr std::size_t min_window = 16;
-  // The shortest slice of a run that is timed as a window; a shorter run is
-  // timed whole. The ring fills and drains once per window, which in a few
-  // dozen requests would decide for small groups.
+  // The shortest slice of a run that is timed as a window (or `window`, if
+  // less); a shorter run is timed whole and added to the next ones until
+  // they hold a window's requests. The ring fills and drains once per
+  // window, which in a few dozen requests would decide for small groups.
   static constexpr std::size_t short_window = 256;
 
   explicit adaptive_scheduler(adaptive_options options = {}) : options_(options) {

@@ -28,6 +28,10 @@
 //   scheduler.run(n, weave::streamed([&](auto policy, auto requests) {
 //                   return find<decltype(policy)>(table, requests); },
 //                 [&](std::size_t i) { return keys[i]; }), sink);
+//
+// streamed<N>(...) says that a slot takes N requests at a time (an
+// operation that runs a request_batch of N), so that a ring makes no more
+// slots than a short run fills.
 
 #include <array>
 #include <concepts>

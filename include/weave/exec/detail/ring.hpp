@@ -1,8 +1,10 @@
 #pragma once
 // The resume loop shared by the interleaved and batched schedulers.
 //
-// Each of the `group` slots runs one long-lived coroutine that takes the next
-// request, runs it to its result, hands that to the sink and takes the next.
+// Each of up to `group` slots runs one long-lived coroutine that takes the
+// next request, runs it to its result, hands that to the sink and takes the
+// next. A run gets no more slots than its requests fill: a streamed operation
+// whose slots take N requests at a time (streamed<N>) gets one slot per N.
 // For a streamed operation (request_stream.hpp) that coroutine is the
 // operation itself, looping over requests in one frame. For one task per
 // request it is a driver that awaits each request's task: finishing a
@@ -208,7 +210,9 @@ class ring_slots {
 // not finish a slot. `excess` (null: slots never retire early) counts the
 // slots that must retire because parked frames came back. A slot takes
 // `per_slot` requests at a time, so a batch gets no more slots than that
-// fills.
+// fills. With `refill`, `group` counts slots (up to group * per_slot
+// requests in flight); without it, a strict batch is still `group` requests,
+// run by group / per_slot slots.
 template <class SetEnd, class NewSlot>
 std::size_t run_slots(std::size_t group, bool refill, std::size_t first, std::size_t last, SetEnd set_end,
                       NewSlot new_slot, std::size_t* excess = nullptr, std::size_t per_slot = 1) {
