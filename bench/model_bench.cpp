@@ -116,7 +116,7 @@ model_report measure_model(const lookup_workload& w, const std::vector<std::size
     // stage costs what the probe showed. Neither beats the memory's ceiling.
     const double per_stage = std::max(
         {stage, (r.costs.stall_ns + static_cast<double>(width) * stage) / static_cast<double>(r.groups[g]),
-         memory.ns_per_miss});
+         memory_ns_per_stage(r.costs, memory.ns_per_miss)});
     r.predicted_ns.push_back(r.stages_per_lookup * per_stage);
     if (r.groups[g] == r.predicted_group) r.predicted_group_ns = measured;
     if (measured < best) {

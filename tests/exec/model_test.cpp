@@ -48,6 +48,21 @@ TEST(model, max_speedup_is_sequential_over_interleaved_stage_time) {
   EXPECT_DOUBLE_EQ(max_speedup({10, 100, 5}, 8), 110.0 / 15.0);
 }
 
+// A stage whose mean stall is a share of one miss alone takes that share of
+// a miss from memory: here a fifth of a 250 ns miss, at 40 ns a miss with
+// many in flight, 8 ns a stage, below the stage's own 10 + 2. A stage that
+// stalls for a whole miss or more is charged a whole one.
+TEST(model, the_memory_caps_a_stage_by_the_share_of_a_miss_it_stalls) {
+  const stage_costs some_cached{10, 50, 2, 250};
+  EXPECT_DOUBLE_EQ(memory_ns_per_stage(some_cached, 40), 8.0);
+  EXPECT_DOUBLE_EQ(max_speedup(some_cached, 40), 60.0 / 12.0);
+  EXPECT_DOUBLE_EQ(max_speedup(some_cached, 100), 60.0 / 20.0);
+  const stage_costs all_miss{10, 300, 2, 250};
+  EXPECT_DOUBLE_EQ(memory_ns_per_stage(all_miss, 40), 40.0);
+  // Without a measured miss, every stage is charged a whole one.
+  EXPECT_DOUBLE_EQ(memory_ns_per_stage({10, 50, 2}, 40), 40.0);
+}
+
 TEST(model, estimate_recovers_costs_from_sequential_and_interleaved_runs) {
   const stage_costs truth{12, 150, 4};
   const double stages = 3;
